@@ -1,0 +1,80 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ContextMissingError } from './errors.js';
+import type { Memory, MemoryScope } from './memory.js';
+
+/** What the runtime provides to start a {@link RequestContext}. */
+export interface RequestContextInit {
+  sessionId: string;
+  requestId: string;
+  userId?: string;
+  tenantId?: string;
+  /** Aborted when the request is cancelled, times out or the server shuts down. */
+  signal: AbortSignal;
+  /** Returns the memory of a scope; called lazily by {@link RequestContext.getMemory}. */
+  memory: (scope: MemoryScope) => Memory;
+}
+
+const STORAGE_KEY = Symbol.for('switchboard.requestContext');
+type Holder = { [STORAGE_KEY]?: AsyncLocalStorage<RequestContext> };
+const holder = globalThis as Holder;
+// Shared through globalThis so that duplicated copies of this package see one context.
+holder[STORAGE_KEY] ??= new AsyncLocalStorage<RequestContext>();
+const storage = holder[STORAGE_KEY];
+
+/**
+ * The context of the request being handled: who is asking, in which session,
+ * and the memory to use. Available anywhere below a request (orchestrator,
+ * agents, your own helpers) through {@link RequestContext.current}.
+ *
+ * @example
+ * ```ts
+ * const { sessionId, userId } = RequestContext.current();
+ * const memory = RequestContext.current().getMemory('user');
+ * ```
+ */
+export class RequestContext {
+  readonly sessionId: string;
+  readonly requestId: string;
+  readonly userId?: string;
+  readonly tenantId?: string;
+  readonly signal: AbortSignal;
+  readonly #memory: (scope: MemoryScope) => Memory;
+  #memories?: Partial<Record<MemoryScope, Memory>>;
+
+  constructor({ sessionId, requestId, userId, tenantId, signal, memory }: RequestContextInit) {
+    this.sessionId = sessionId;
+    this.requestId = requestId;
+    this.userId = userId;
+    this.tenantId = tenantId;
+    this.signal = signal;
+    this.#memory = memory;
+  }
+
+  /** The memory of a scope: `session` (default), `user` or `app`. */
+  getMemory(scope: MemoryScope = 'session'): Memory {
+    this.#memories ??= {};
+    let memory = this.#memories[scope];
+    if (!memory) {
+      memory = this.#memory(scope);
+      this.#memories[scope] = memory;
+    }
+    return memory;
+  }
+
+  /** The active context. Throws a clear error outside a request. */
+  static current(): RequestContext {
+    const context = storage.getStore();
+    if (!context) throw new ContextMissingError();
+    return context;
+  }
+
+  /** The active context, or `undefined` outside a request. */
+  static tryCurrent(): RequestContext | undefined {
+    return storage.getStore();
+  }
+
+  /** Runs `fn` with `context` active for everything it awaits or schedules. */
+  static run<R>(context: RequestContext, fn: () => R): R {
+    return storage.run(context, fn);
+  }
+}

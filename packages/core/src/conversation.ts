@@ -1,0 +1,52 @@
+import type { AgentMeta, MessageItem, ToolMessage, UserMessage } from './messages.js';
+
+/**
+ * What an orchestrator sees when it decides the next step of a turn.
+ *
+ * `messages` holds a window of earlier history followed by every message of
+ * the current turn so far, oldest first. It is a read-only view owned by the
+ * runtime: do not keep it beyond the call.
+ */
+export interface Conversation {
+  readonly sessionId: string;
+  readonly turnId: string;
+  /** Recent history followed by the whole current turn, oldest first. */
+  readonly messages: readonly MessageItem[];
+  /** Index in `messages` of the current turn's user message. */
+  readonly turnStart: number;
+  /** 0 for the first decision of the turn, then 1, 2, … */
+  readonly hop: number;
+  /**
+   * The agents this decision may choose from (a wrapper such as a step rule
+   * may narrow them). `route_to_user` is always allowed in addition.
+   */
+  readonly agents: readonly AgentMeta[];
+}
+
+/** The user message that started the current turn. */
+export function currentUserMessage(conversation: Conversation): UserMessage {
+  const message = conversation.messages[conversation.turnStart];
+  if (message?.role !== 'user') throw new Error('conversation.turnStart does not point at a user message');
+  return message;
+}
+
+/** The last message of the conversation (the user message on hop 0, else usually an agent reply). */
+export function lastMessage(conversation: Conversation): MessageItem | undefined {
+  return conversation.messages[conversation.messages.length - 1];
+}
+
+/**
+ * The agent replies received since the last decision: the `tool` messages at
+ * the end of the conversation (several after a fan-out), in call order.
+ */
+export function latestToolResults(conversation: Conversation): ToolMessage[] {
+  const { messages, turnStart } = conversation;
+  let start = messages.length;
+  while (start > turnStart && messages[start - 1]?.role === 'tool') start--;
+  return messages.slice(start) as ToolMessage[];
+}
+
+/** The messages of the current turn only, starting with its user message. */
+export function turnMessages(conversation: Conversation): readonly MessageItem[] {
+  return conversation.messages.slice(conversation.turnStart);
+}

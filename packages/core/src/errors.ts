@@ -1,0 +1,182 @@
+const MARKER = Symbol.for('switchboard.error');
+
+/** Whether an error is the caller's fault (bad input, unknown session) or the system's. */
+export type ErrorKind = 'user' | 'system';
+
+/** Options every Switchboard error accepts. */
+export interface SwitchboardErrorOptions {
+  /** The human-readable message. */
+  message: string;
+  /** The underlying error, if any. */
+  cause?: unknown;
+}
+
+/**
+ * The base of every error Switchboard throws or returns.
+ *
+ * `name` is the concrete class name. Recognise errors with the static
+ * `isInstance()` rather than `instanceof`: it works across duplicated copies of
+ * the package, because it checks a `Symbol.for` marker and the class names
+ * recorded on the instance.
+ *
+ * @example
+ * ```ts
+ * if (ValidationError.isInstance(error)) console.log(error.message);
+ * ```
+ */
+export abstract class SwitchboardError extends Error {
+  /** `'user'` for errors caused by the caller's input, `'system'` otherwise. */
+  abstract readonly kind: ErrorKind;
+  /** A stable machine-readable code, e.g. `validation_error`. */
+  abstract readonly code: string;
+  /** @internal class names from the concrete class up to `SwitchboardError`. */
+  readonly [MARKER]: readonly string[];
+
+  constructor({ message, cause }: SwitchboardErrorOptions) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = new.target.name;
+    const names: string[] = [];
+    for (let c: unknown = new.target; typeof c === 'function' && c !== Error; c = Object.getPrototypeOf(c)) {
+      names.push((c as { name: string }).name);
+    }
+    this[MARKER] = names;
+  }
+
+  /** True when `value` is an instance of this class (or a subclass), from any copy of the package. */
+  static isInstance(value: unknown): boolean {
+    if (typeof value !== 'object' || value === null) return false;
+    const names = (value as { [MARKER]?: unknown })[MARKER];
+    return Array.isArray(names) && names.includes(this.name);
+  }
+}
+
+/** An error caused by the caller: bad input, an unknown session, a busy session. */
+export abstract class UserError extends SwitchboardError {
+  readonly kind = 'user' as const;
+}
+
+/** An error inside Switchboard or its plugins: a failing agent, a store outage, a routing loop. */
+export abstract class SystemError extends SwitchboardError {
+  readonly kind = 'system' as const;
+}
+
+/** Input that failed validation. `issues` lists what is wrong, one line each. */
+export class ValidationError extends UserError {
+  readonly code = 'validation_error';
+  readonly issues: readonly string[];
+  constructor({ message = 'Invalid input', issues = [], cause }: { message?: string; issues?: readonly string[]; cause?: unknown }) {
+    super({ message: issues.length ? `${message}: ${issues.join('; ')}` : message, cause });
+    this.issues = issues;
+  }
+}
+
+/** A resource (a session, an approval) that does not exist. */
+export class NotFoundError extends UserError {
+  readonly code = 'not_found';
+  constructor({ resource, id }: { resource: string; id: string }) {
+    super({ message: `${resource} '${id}' was not found` });
+  }
+}
+
+/** The session is busy with another turn and did not become free in time. */
+export class SessionBusyError extends UserError {
+  readonly code = 'session_busy';
+  constructor({ sessionId, waitedMs }: { sessionId: string; waitedMs: number }) {
+    super({
+      message: `Session '${sessionId}' is busy with another turn (waited ${waitedMs} ms); retry when it has finished`,
+    });
+  }
+}
+
+/** A misconfiguration detected at construction time: duplicate agent names, an unknown agent in a map. */
+export class ConfigurationError extends SystemError {
+  readonly code = 'configuration_error';
+  constructor({ message, cause }: SwitchboardErrorOptions) {
+    super({ message, cause });
+  }
+}
+
+/** An orchestrator chose an agent that is not among the candidates it was given. */
+export class UnknownAgentError extends SystemError {
+  readonly code = 'unknown_agent';
+  readonly agent: string;
+  readonly knownAgents: readonly string[];
+  constructor({ agent, knownAgents }: { agent: string; knownAgents: readonly string[] }) {
+    super({ message: `Unknown agent '${agent}'; known agents: ${knownAgents.join(', ') || '(none)'}` });
+    this.agent = agent;
+    this.knownAgents = knownAgents;
+  }
+}
+
+/** An orchestrator returned something that is not a `ToolCall`, a non-empty `ToolCall[]` or an `ErrorMessage`. */
+export class InvalidDecisionError extends SystemError {
+  readonly code = 'invalid_decision';
+  constructor({ message, cause }: SwitchboardErrorOptions) {
+    super({ message: `Invalid orchestrator decision: ${message}`, cause });
+  }
+}
+
+/** An orchestrator threw instead of returning a decision. */
+export class OrchestratorError extends SystemError {
+  readonly code = 'orchestrator_error';
+  constructor({ orchestrator, cause }: { orchestrator: string; cause: unknown }) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    super({ message: `Orchestrator '${orchestrator}' failed: ${detail}`, cause });
+  }
+}
+
+/** A turn exceeded its hop budget without answering the user. */
+export class MaxHopsExceededError extends SystemError {
+  readonly code = 'max_hops_exceeded';
+  constructor({ maxHops }: { maxHops: number }) {
+    super({ message: `The turn did not reach the user within ${maxHops} routing hops` });
+  }
+}
+
+/** An agent threw or failed. */
+export class AgentError extends SystemError {
+  readonly code: string = 'agent_error';
+  readonly agent: string;
+  constructor({ agent, message, cause }: { agent: string; message?: string; cause?: unknown }) {
+    const detail = message ?? (cause instanceof Error ? cause.message : String(cause));
+    super({ message: `Agent '${agent}' failed: ${detail}`, cause });
+    this.agent = agent;
+  }
+}
+
+/** An agent did not finish within its timeout. */
+export class AgentTimeoutError extends AgentError {
+  override readonly code = 'agent_timeout';
+  readonly timeoutMs: number;
+  constructor({ agent, timeoutMs }: { agent: string; timeoutMs: number }) {
+    super({ agent, message: `timed out after ${timeoutMs} ms` });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** A store (Redis, …) could not be reached or did not answer in time. */
+export class StoreUnavailableError extends SystemError {
+  readonly code = 'store_unavailable';
+  constructor({ message = 'The session store is unavailable', cause }: { message?: string; cause?: unknown }) {
+    super({ message, cause });
+  }
+}
+
+/** A persisted record could not be read: bad JSON, a failed schema check, an unknown schema version. */
+export class CorruptRecordError extends SystemError {
+  readonly code = 'corrupt_record';
+  constructor({ key, detail, cause }: { key: string; detail: string; cause?: unknown }) {
+    super({ message: `Stored record '${key}' is corrupt: ${detail}`, cause });
+  }
+}
+
+/** `RequestContext.current()` was called outside a request. */
+export class ContextMissingError extends SystemError {
+  readonly code = 'context_missing';
+  constructor() {
+    super({
+      message:
+        'No RequestContext is active: RequestContext.current() can only be called while a request is being handled (inside an orchestrator, an agent or RequestContext.run())',
+    });
+  }
+}

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { createId } from './ids.js';
+
+/** The name of the built-in proxy agent that delivers a message to the user. */
+export const ROUTE_TO_USER = 'route_to_user' as const;
+
+const metadata = z.record(z.string(), z.unknown());
+
+/** Schema of a message the user sent. */
+export const UserMessageSchema = z.object({
+  id: z.string().min(1),
+  role: z.literal('user'),
+  content: z.string(),
+  createdAt: z.string(),
+  metadata: metadata.optional(),
+});
+
+/** Schema of an agent's reply to a `ToolCall`. */
+export const ToolMessageSchema = z.object({
+  id: z.string().min(1),
+  role: z.literal('tool'),
+  /** The agent that produced the reply. */
+  name: z.string().min(1),
+  toolCallId: z.string().min(1),
+  content: z.string(),
+  status: z.enum(['ok', 'error']),
+  createdAt: z.string(),
+  metadata: metadata.optional(),
+});
+
+/** Schema of what `route_to_user` delivered to the user. */
+export const AssistantMessageSchema = z.object({
+  id: z.string().min(1),
+  role: z.literal('assistant'),
+  content: z.string(),
+  toolCallId: z.string().min(1),
+  createdAt: z.string(),
+  metadata: metadata.optional(),
+});
+
+/** Schema of any message in a conversation, discriminated on `role`. */
+export const MessageItemSchema = z.discriminatedUnion('role', [
+  UserMessageSchema,
+  ToolMessageSchema,
+  AssistantMessageSchema,
+]);
+
+/** A message the user sent. */
+export type UserMessage = z.infer<typeof UserMessageSchema>;
+/** An agent's reply to a `ToolCall`; `status: 'error'` when the agent failed or timed out. */
+export type ToolMessage = z.infer<typeof ToolMessageSchema>;
+/** What `route_to_user` delivered to the user. */
+export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
+/** Any message in a conversation. */
+export type MessageItem = z.infer<typeof MessageItemSchema>;
+
+/** Schema of a routing decision to call one agent (or `route_to_user`). */
+export const ToolCallSchema = z.object({
+  id: z.string().min(1),
+  /** The agent to call, or `route_to_user` to answer the user. */
+  toolName: z.string().min(1),
+  /** The task text for an agent, or exactly what the user sees for `route_to_user`. */
+  message: z.string(),
+  /** Structured input for the agent, if it takes any. */
+  input: z.unknown().optional(),
+  /** The orchestrator's reasoning, for traces and debug streams; never shown as the answer. */
+  thought: z.string().optional(),
+  /** A short justification for the choice, for traces and debug streams. */
+  reason: z.string().optional(),
+});
+
+/** A routing decision: call one agent, or answer the user through `route_to_user`. */
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+/** A decision to end the turn with an error. `userMessage` is what the user sees (a safe default otherwise). */
+export interface ErrorMessage {
+  error: Error;
+  userMessage?: string;
+}
+
+/** What an orchestrator may decide: one call, several calls run concurrently, or an error. */
+export type Decision = ToolCall | ToolCall[] | ErrorMessage;
+
+/** Schema of what an orchestrator knows about an agent. */
+export const AgentMetaSchema = z.object({
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, 'agent names use letters, digits, _ and - only'),
+  description: z.string(),
+  capabilities: z.array(z.string()).optional(),
+  keywords: z.array(z.string()).optional(),
+  requiresApproval: z.boolean().optional(),
+  metadata: metadata.optional(),
+});
+
+/** What an orchestrator knows about an agent. */
+export type AgentMeta = z.infer<typeof AgentMetaSchema>;
+
+/** Options for {@link toolCall}. */
+export interface ToolCallOptions {
+  input?: unknown;
+  thought?: string;
+  reason?: string;
+  /** Defaults to a fresh unique id. */
+  id?: string;
+}
+
+/**
+ * Builds a `ToolCall` to an agent with a fresh id.
+ * @example
+ * ```ts
+ * return toolCall('calculator', '2 + 2', { reason: 'arithmetic' });
+ * ```
+ */
+export function toolCall(toolName: string, message: string, { id, ...rest }: ToolCallOptions = {}): ToolCall {
+  return { id: id ?? createId('call'), toolName, message, ...rest };
+}
+
+/**
+ * Builds a `ToolCall` to `route_to_user`: `message` is exactly what the user sees.
+ * @example
+ * ```ts
+ * return routeToUser(lastReply.content, { reason: 'the agent answered' });
+ * ```
+ */
+export function routeToUser(message: string, options: Omit<ToolCallOptions, 'input'> = {}): ToolCall {
+  return toolCall(ROUTE_TO_USER, message, options);
+}
+
+/** True when a decision is an `ErrorMessage`. */
+export function isErrorMessage(value: unknown): value is ErrorMessage {
+  return typeof value === 'object' && value !== null && (value as { error?: unknown }).error instanceof Error;
+}
+
+/** True when a call answers the user rather than calling an agent. */
+export function isRouteToUser(call: Pick<ToolCall, 'toolName'>): boolean {
+  return call.toolName === ROUTE_TO_USER;
+}

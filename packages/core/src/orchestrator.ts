@@ -1,0 +1,170 @@
+import type { Conversation } from './conversation.js';
+import {
+  ConfigurationError,
+  InvalidDecisionError,
+  OrchestratorError,
+  SwitchboardError,
+  UnknownAgentError,
+} from './errors.js';
+import {
+  type AgentMeta,
+  AgentMetaSchema,
+  type Decision,
+  type ErrorMessage,
+  isErrorMessage,
+  ROUTE_TO_USER,
+  type ToolCall,
+  ToolCallSchema,
+} from './messages.js';
+
+/**
+ * The contract the runtime depends on. Most users extend
+ * {@link AbstractOrchestrator} instead of implementing this directly.
+ */
+export interface Orchestrator {
+  readonly name: string;
+  readonly description?: string;
+  /** Every agent this orchestrator may route to. */
+  readonly agents: readonly AgentMeta[];
+  /**
+   * Decides the next step. Never throws and never returns a call to an agent
+   * outside `conversation.agents`: failures come back as an `ErrorMessage`.
+   */
+  decide(conversation: Conversation): Promise<Decision>;
+}
+
+/** Constructor options of {@link AbstractOrchestrator}. */
+export interface OrchestratorOptions {
+  name: string;
+  description?: string;
+  agents: readonly AgentMeta[];
+}
+
+/**
+ * The base class of every orchestrator. Implement {@link handleMessage}; the
+ * runtime calls {@link decide}, which validates what you return.
+ *
+ * @example
+ * ```ts
+ * class EchoOrchestrator extends AbstractOrchestrator {
+ *   protected handleMessage(conversation: Conversation) {
+ *     const last = lastMessage(conversation);
+ *     if (last?.role === 'tool') return routeToUser(last.content);
+ *     return toolCall('echo', currentUserMessage(conversation).content);
+ *   }
+ * }
+ * ```
+ */
+export abstract class AbstractOrchestrator implements Orchestrator {
+  readonly name: string;
+  readonly description?: string;
+  readonly agents: readonly AgentMeta[];
+
+  constructor({ name, description, agents }: OrchestratorOptions) {
+    if (!name) throw new ConfigurationError({ message: 'An orchestrator needs a name' });
+    this.name = name;
+    this.description = description;
+    this.agents = validateAgents(agents, name);
+  }
+
+  /**
+   * Decides what happens next in the turn: call an agent, call several
+   * concurrently (an array), answer the user (`route_to_user`), or fail
+   * (an `ErrorMessage`). May be async. A throw becomes an `ErrorMessage`.
+   */
+  protected abstract handleMessage(conversation: Conversation): Decision | Promise<Decision>;
+
+  /**
+   * The runtime's entry point: runs {@link handleMessage} and checks its
+   * result. Never throws; a throw, a malformed result, an empty array or a
+   * call to an agent outside `conversation.agents` becomes an `ErrorMessage`.
+   */
+  async decide(conversation: Conversation): Promise<Decision> {
+    let decision: unknown;
+    try {
+      decision = await this.handleMessage(conversation);
+    } catch (error) {
+      return {
+        error: SwitchboardError.isInstance(error)
+          ? (error as Error)
+          : new OrchestratorError({ orchestrator: this.name, cause: error }),
+      };
+    }
+    return validateDecision(decision, conversation.agents);
+  }
+}
+
+function validateAgents(agents: readonly AgentMeta[], orchestrator: string): readonly AgentMeta[] {
+  if (!Array.isArray(agents)) {
+    throw new ConfigurationError({ message: `Orchestrator '${orchestrator}' needs an agents array` });
+  }
+  const seen = new Set<string>();
+  for (const agent of agents) {
+    const parsed = AgentMetaSchema.safeParse(agent);
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'agent'}: ${issue.message}`);
+      throw new ConfigurationError({
+        message: `Orchestrator '${orchestrator}' has an invalid agent '${String(agent?.name)}': ${detail.join('; ')}`,
+      });
+    }
+    if (agent.name === ROUTE_TO_USER) {
+      throw new ConfigurationError({
+        message: `Agent name '${ROUTE_TO_USER}' is reserved for the built-in proxy agent that answers the user`,
+      });
+    }
+    if (seen.has(agent.name)) {
+      throw new ConfigurationError({
+        message: `Orchestrator '${orchestrator}' has two agents named '${agent.name}'; agent names must be unique`,
+      });
+    }
+    seen.add(agent.name);
+  }
+  return Object.freeze([...agents]);
+}
+
+function invalid(message: string): ErrorMessage {
+  return { error: new InvalidDecisionError({ message }) };
+}
+
+function isAllowed(name: string, agents: readonly AgentMeta[]): boolean {
+  if (name === ROUTE_TO_USER) return true;
+  for (const agent of agents) if (agent.name === name) return true;
+  return false;
+}
+
+function checkCall(value: unknown, agents: readonly AgentMeta[]): ErrorMessage | undefined {
+  const parsed = ToolCallSchema.safeParse(value);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`);
+    return invalid(`not a ToolCall (${detail.join('; ')})`);
+  }
+  const call = value as ToolCall;
+  if (!isAllowed(call.toolName, agents)) {
+    return { error: new UnknownAgentError({ agent: call.toolName, knownAgents: agents.map((a) => a.name) }) };
+  }
+  return undefined;
+}
+
+/**
+ * Checks an orchestrator's raw result against the candidate agents.
+ * Returns the decision unchanged when it is valid, an `ErrorMessage` otherwise.
+ */
+export function validateDecision(decision: unknown, agents: readonly AgentMeta[]): Decision {
+  if (isErrorMessage(decision)) return decision;
+  if (Array.isArray(decision)) {
+    if (decision.length === 0) return invalid('an empty array of tool calls');
+    const ids = new Set<string>();
+    for (const call of decision) {
+      const problem = checkCall(call, agents);
+      if (problem) return problem;
+      const { id, toolName } = call as ToolCall;
+      if (toolName === ROUTE_TO_USER && decision.length > 1) {
+        return invalid(`'${ROUTE_TO_USER}' cannot be combined with other calls in one fan-out`);
+      }
+      if (ids.has(id)) return invalid(`two tool calls share the id '${id}'`);
+      ids.add(id);
+    }
+    return decision as ToolCall[];
+  }
+  return checkCall(decision, agents) ?? (decision as ToolCall);
+}

@@ -1,0 +1,81 @@
+import {
+  type AgentMeta,
+  AgentMetaSchema,
+  ConfigurationError,
+  type Conversation,
+  type RequestContext,
+  type ToolCall,
+} from '@switchboard/core';
+
+/** What an agent's `run` receives besides the task text. */
+export interface AgentContext {
+  /** Aborted when the agent times out, the client disconnects or the server shuts down. */
+  signal: AbortSignal;
+  /** The call being answered; `toolCall.input` holds structured input, if any. */
+  toolCall: ToolCall;
+  /** The conversation the orchestrator decided on (read-only). */
+  conversation: Conversation;
+  /** The request's context (the same as `RequestContext.current()`). */
+  request: RequestContext;
+}
+
+/** A reply with metadata kept on the stored `tool` message (e.g. token usage). */
+export interface AgentReplyWithMetadata {
+  content: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** What `run` may return: text, text with metadata, or a stream of text chunks. */
+export type AgentReply = string | AgentReplyWithMetadata | AsyncIterable<string>;
+
+/** An agent the runtime can host: its metadata plus `run`. */
+export interface Agent extends AgentMeta {
+  /** Overrides the app's per-agent timeout for this agent. */
+  timeoutMs?: number;
+  /**
+   * Answers one call. Throwing, or exceeding the timeout, produces a `tool`
+   * message with `status: 'error'` that the orchestrator sees.
+   */
+  run(message: string, context: AgentContext): AgentReply | Promise<AgentReply>;
+}
+
+/** The definition accepted by {@link defineAgent}. */
+export type AgentDefinition = Agent;
+
+/**
+ * Defines an agent, checking its metadata at once.
+ *
+ * @example
+ * ```ts
+ * const echo = defineAgent({
+ *   name: 'echo',
+ *   description: 'Repeats the message',
+ *   keywords: ['echo', 'repeat'],
+ *   run: (message) => message,
+ * });
+ * ```
+ */
+export function defineAgent(definition: AgentDefinition): Agent {
+  const parsed = AgentMetaSchema.safeParse(definition);
+  if (!parsed.success) {
+    const detail = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new ConfigurationError({ message: `Invalid agent '${String(definition?.name)}': ${detail}` });
+  }
+  if (typeof definition.run !== 'function') {
+    throw new ConfigurationError({ message: `Agent '${definition.name}' needs a run(message, context) function` });
+  }
+  if (definition.timeoutMs !== undefined && !(definition.timeoutMs > 0)) {
+    throw new ConfigurationError({ message: `Agent '${definition.name}' has an invalid timeoutMs` });
+  }
+  return { ...definition };
+}
+
+/** The metadata of an agent, without its implementation: what an orchestrator is given. */
+export function agentMeta({ name, description, capabilities, keywords, requiresApproval, metadata }: Agent): AgentMeta {
+  const meta: AgentMeta = { name, description };
+  if (capabilities) meta.capabilities = capabilities;
+  if (keywords) meta.keywords = keywords;
+  if (requiresApproval !== undefined) meta.requiresApproval = requiresApproval;
+  if (metadata) meta.metadata = metadata;
+  return meta;
+}

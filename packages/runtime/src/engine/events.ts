@@ -1,0 +1,32 @@
+import type { RouteStep, TurnStatus } from '../stores/session-store.js';
+
+interface EventBase {
+  sessionId: string;
+  turnId: string;
+  /** Chunks of one message share a `messageId`. */
+  messageId: string;
+  /** True on the last chunk of a message. */
+  endOfMessage?: boolean;
+  /** True on the last event of the turn. */
+  endOfDialog?: boolean;
+}
+
+/** The stream of events of one turn, in the order they happen. Names are noun-verb. */
+export type TurnEvent =
+  | (EventBase & { type: 'turn-start'; message: string })
+  | (EventBase & { type: 'route'; step: RouteStep })
+  | (EventBase & { type: 'agent-start'; toolCallId: string; agent: string; message: string })
+  | (EventBase & { type: 'agent-delta'; toolCallId: string; agent: string; delta: string })
+  | (EventBase & {
+      type: 'agent-end';
+      toolCallId: string;
+      agent: string;
+      status: 'ok' | 'error';
+      content: string;
+    })
+  | (EventBase & { type: 'message'; content: string })
+  | (EventBase & { type: 'error'; code: string; message: string })
+  | (EventBase & { type: 'turn-end'; status: TurnStatus; traceId?: string });
+
+/** The type names of {@link TurnEvent}. */
+export type TurnEventType = TurnEvent['type'];

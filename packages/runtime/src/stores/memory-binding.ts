@@ -1,0 +1,55 @@
+import type { Memory, MemoryResult, MemoryScope } from '@switchboard/core';
+import type { MemoryStore } from './memory-store.js';
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+async function settle<T>(operation: Promise<T>): Promise<MemoryResult<T>> {
+  try {
+    return { success: true, data: await operation };
+  } catch (error) {
+    return { success: false, error: toError(error) };
+  }
+}
+
+/** The identifiers a memory namespace is derived from. */
+export interface MemoryOwner {
+  sessionId: string;
+  userId?: string;
+  tenantId?: string;
+}
+
+/**
+ * The namespace of a scope: `session:<id>`, `user:<id>` or `app`, prefixed
+ * with `tenant:<id>:` when a tenant is set. Without a user id, the user scope
+ * falls back to the session so that anonymous users never share memory.
+ */
+export function memoryNamespace(scope: MemoryScope, { sessionId, userId, tenantId }: MemoryOwner): string {
+  const tenant = tenantId ? `tenant:${tenantId}:` : '';
+  switch (scope) {
+    case 'app':
+      return `${tenant}app`;
+    case 'user':
+      return userId ? `${tenant}user:${userId}` : `${tenant}session:${sessionId}`;
+    default:
+      return `${tenant}session:${sessionId}`;
+  }
+}
+
+/** Binds a {@link MemoryStore} to one namespace, as the result-valued {@link Memory} API. */
+export function bindMemory(store: MemoryStore, scope: MemoryScope, namespace: string): Memory {
+  return {
+    scope,
+    getContent: async <T>(key: string, defaultValue?: T) => {
+      const result = await settle(store.get(namespace, key));
+      if (result.success && result.data === undefined) return { success: true, data: defaultValue };
+      return result as MemoryResult<T | undefined>;
+    },
+    setContent: <T>(key: string, value: T, options?: { ttlSeconds?: number }) =>
+      settle(store.set(namespace, key, value, options).then(() => value)),
+    deleteContent: (key: string) => settle(store.delete(namespace, key)),
+    updateContent: <T>(key: string, fn: (current: T) => T, defaultValue: T, options?: { ttlSeconds?: number }) =>
+      settle(store.update(namespace, key, fn, defaultValue, options)),
+  };
+}

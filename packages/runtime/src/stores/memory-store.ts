@@ -1,0 +1,34 @@
+/** Options of {@link MemoryStore.set} and {@link MemoryStore.update}. */
+export interface MemoryWriteOptions {
+  /** Expire the value after this many seconds. */
+  ttlSeconds?: number;
+}
+
+/**
+ * Key/value storage behind `Memory`. Values are JSON-serialisable; keys live
+ * in namespaces such as `session:<id>`, `user:<id>` and `app`, which never
+ * see each other's keys.
+ *
+ * Implementations throw `StoreUnavailableError` when the backend cannot be
+ * reached and `CorruptRecordError` for a value that cannot be read.
+ */
+export interface MemoryStore {
+  readonly specificationVersion: 'v1';
+  /** The value, or `undefined` when absent or expired. */
+  get(namespace: string, key: string): Promise<unknown>;
+  set(namespace: string, key: string, value: unknown, options?: MemoryWriteOptions): Promise<void>;
+  /** Resolves true when the key existed. */
+  delete(namespace: string, key: string): Promise<boolean>;
+  /**
+   * Atomically replaces the value with `fn(current)` (`defaultValue` when
+   * absent) and resolves to the new value; concurrent updates, from this
+   * process or others, never lose a write. `fn` may run more than once.
+   */
+  update<T>(namespace: string, key: string, fn: (current: T) => T, defaultValue: T, options?: MemoryWriteOptions): Promise<T>;
+  /** Deletes every key of a namespace (used when a session is deleted). */
+  clear(namespace: string): Promise<void>;
+  /** Optional: throws when the backend is not reachable. */
+  ping?(): Promise<void>;
+  /** Optional: releases connections and timers. */
+  close?(): Promise<void>;
+}
