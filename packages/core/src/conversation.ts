@@ -21,6 +21,13 @@ export interface Conversation {
    * may narrow them). `route_to_user` is always allowed in addition.
    */
   readonly agents: readonly AgentMeta[];
+  /**
+   * The agent replies to the previous decision, in call order (several after
+   * a fan-out); empty on hop 0. The runtime always sets it; when it is absent
+   * (a hand-built conversation), {@link latestToolResults} falls back to the
+   * trailing `tool` messages.
+   */
+  readonly lastResults?: readonly ToolMessage[];
 }
 
 /** The user message that started the current turn. */
@@ -36,10 +43,11 @@ export function lastMessage(conversation: Conversation): MessageItem | undefined
 }
 
 /**
- * The agent replies received since the last decision: the `tool` messages at
- * the end of the conversation (several after a fan-out), in call order.
+ * The agent replies to the previous decision, in call order (several after a
+ * fan-out, one after each step of a chain A → B); empty on hop 0.
  */
-export function latestToolResults(conversation: Conversation): ToolMessage[] {
+export function latestToolResults(conversation: Conversation): readonly ToolMessage[] {
+  if (conversation.lastResults) return conversation.lastResults;
   const { messages, turnStart } = conversation;
   let start = messages.length;
   while (start > turnStart && messages[start - 1]?.role === 'tool') start--;

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+const ORCHESTRATORS = ['keyword', 'round-robin', 'task', 'llm'] as const;
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  ORCHESTRATOR: z.enum(ORCHESTRATORS, { error: `ORCHESTRATOR must be one of ${ORCHESTRATORS.join(', ')}` }).default('keyword'),
+  REDIS_URL: z.string().url().optional(),
+  REDIS_KEY_PREFIX: z.string().default('switchboard:'),
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  SESSION_IDLE_TTL_SECONDS: z.coerce.number().int().positive().default(86_400),
+  AGENT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  SESSION_WAIT_MS: z.coerce.number().int().positive().default(10_000),
+  LEASE_TTL_MS: z.coerce.number().int().positive().default(30_000),
+});
+
+/** The server's configuration, read from environment variables. */
+export type ServerConfig = z.infer<typeof EnvSchema>;
+
+/** Reads and checks the environment; throws one error listing every problem. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n  ');
+    throw new Error(`Invalid configuration:\n  ${problems}`);
+  }
+  if (parsed.data.ORCHESTRATOR === 'llm' && !parsed.data.OPENAI_API_KEY) {
+    throw new Error(
+      'ORCHESTRATOR=llm needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL for any OpenAI-compatible endpoint, OPENAI_MODEL)',
+    );
+  }
+  return parsed.data;
+}

@@ -1,0 +1,83 @@
+// `pnpm bench`: measures POST /v1/chat against a bare Hono JSON endpoint in the same run, loopback only,
+// bounded in time and count. Each server runs in its own process; the load generator runs here.
+//   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
+//   BENCH_CONCURRENCY (default 32)
+//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced (default all that can run)
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runLoad, type LoadResult } from './load.js';
+
+interface Variant {
+  name: string;
+  script: string;
+  env?: Record<string, string>;
+}
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const VARIANTS: Variant[] = [
+  { name: 'hono', script: 'servers/bare-hono.ts' },
+  { name: 'memory', script: 'servers/switchboard.ts' },
+  { name: 'redis', script: 'servers/switchboard.ts', env: { BENCH_STORE: 'redis' } },
+  { name: 'traced', script: 'servers/switchboard.ts', env: { BENCH_TRACING: '1' } },
+];
+const wanted = (process.env.BENCH_VARIANTS ?? VARIANTS.map((v) => v.name).join(',')).split(',');
+
+type CpuReport = { cpu: NodeJS.CpuUsage; memory: number; roundTrips?: number };
+
+async function measure(variant: Variant): Promise<LoadResult & { cpuMicrosPerRequest: number; rssMb: number; roundTripsPerTurn?: number }> {
+  const child = fork(fileURLToPath(new URL(variant.script, import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...variant.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once('message', (message: { ready?: string }) => (message.ready ? resolve(message.ready) : reject(new Error('bad message'))));
+      child.once('exit', (code) => reject(new Error(`${variant.name} server exited with code ${code}`)));
+    });
+    const probe = () =>
+      new Promise<CpuReport>((resolve) => {
+        child.once('message', (message: CpuReport) => resolve(message));
+        child.send('cpu');
+      });
+    const body = (index: number) => JSON.stringify({ message: `echo request ${index}`, sessionId: `bench-${index % 256}` });
+    await runLoad({ url: `${url}/v1/chat`, concurrency, seconds: 1, maxRequests: 200_000, body });
+    const before = await probe();
+    const result = await runLoad({ url: `${url}/v1/chat`, concurrency, seconds, maxRequests: 2_000_000, body });
+    const after = await probe();
+    const cpuMicros = after.cpu.user - before.cpu.user + (after.cpu.system - before.cpu.system);
+    const roundTripsPerTurn =
+      after.roundTrips !== undefined && before.roundTrips !== undefined ? (after.roundTrips - before.roundTrips) / result.requests : undefined;
+    return { ...result, cpuMicrosPerRequest: cpuMicros / result.requests, rssMb: after.memory / 1e6, roundTripsPerTurn };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+const results = new Map<string, Awaited<ReturnType<typeof measure>>>();
+for (const variant of VARIANTS.filter((v) => wanted.includes(v.name))) {
+  try {
+    results.set(variant.name, await measure(variant));
+  } catch (error) {
+    console.error(`[bench] ${variant.name} skipped: ${(error as Error).message}`);
+  }
+}
+
+const fmt = (n: number | undefined, digits = 1) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+console.log(`\nPOST /v1/chat, ${concurrency} connections, ${seconds}s per variant (loopback)\n`);
+console.log('variant   req/s     p50 ms  p99 ms  cpu µs/req  rss MB  errors  redis RT/turn');
+for (const [name, r] of results) {
+  console.log(
+    `${name.padEnd(9)} ${fmt(r.requestsPerSecond, 0).padStart(7)}  ${fmt(r.p50Ms, 2).padStart(6)}  ${fmt(r.p99Ms, 2).padStart(6)}  ${fmt(r.cpuMicrosPerRequest, 0).padStart(10)}  ${fmt(r.rssMb, 0).padStart(6)}  ${String(r.errors).padStart(6)}  ${fmt(r.roundTripsPerTurn, 2).padStart(13)}`,
+  );
+}
+const ratio = (a: string, b: string) => {
+  const x = results.get(a);
+  const y = results.get(b);
+  return x && y ? x.requestsPerSecond / y.requestsPerSecond : undefined;
+};
+console.log('');
+console.log(`ratio memory/hono   = ${fmt(ratio('memory', 'hono'), 2)}  (target ≥ 0.60)`);
+console.log(`ratio redis/memory  = ${fmt(ratio('redis', 'memory'), 2)}`);
+console.log(`ratio traced/memory = ${fmt(ratio('traced', 'memory'), 2)}  (target ≥ 0.80)`);

@@ -1,0 +1,24 @@
+// Switchboard's POST /v1/chat: keyword routing to a trivial agent, in-memory store by default.
+// BENCH_STORE=redis uses Redis (REDIS_URL, default redis://127.0.0.1:6379) under a throwaway key prefix.
+// BENCH_TRACING=1 exports every span to a loopback OTLP sink (see BENCH_OTLP_URL).
+import { App, defineAgent } from '@switchboard/runtime';
+import { benchOrchestrator } from './orchestrator.js';
+import { reportWhenListening } from './report.js';
+import { benchStores } from './stores.js';
+import { benchTracing } from './tracing.js';
+
+const echo = defineAgent({
+  name: 'echo',
+  description: 'Repeats the message',
+  keywords: ['echo'],
+  run: (message) => message,
+});
+const other = defineAgent({ name: 'other', description: 'Never chosen here', keywords: ['other'], run: () => 'other' });
+
+const tracing = await benchTracing();
+const stores = await benchStores();
+const app = new App({ name: 'bench', agents: [echo, other], ...stores, tracing, logger: () => {} });
+const server = await app.start(benchOrchestrator(app), { port: 0 });
+reportWhenListening(server.url);
+process.once('disconnect', () => void server.close());
+process.once('SIGINT', () => process.exit(0));

@@ -1,0 +1,161 @@
+import type {
+  AgentMeta,
+  AssistantMessage,
+  Conversation,
+  Decision,
+  ErrorKind,
+  ErrorMessage,
+  Memory,
+  MemoryResult,
+  MemoryScope,
+  MessageItem,
+  Orchestrator,
+  OrchestratorOptions,
+  RequestContextInit,
+  SetContentOptions,
+  SwitchboardErrorOptions,
+  ToolCall,
+  ToolCallOptions,
+  ToolMessage,
+  UserMessage,
+} from '@switchboard/core';
+import * as core from '@switchboard/core';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The documented runtime API of `@switchboard/core`, sorted. Adding or
+ * removing an export is an API change: update this list on purpose.
+ */
+const RUNTIME_EXPORTS = [
+  'AbstractOrchestrator',
+  'AgentError',
+  'AgentMetaSchema',
+  'AgentTimeoutError',
+  'AssistantMessageSchema',
+  'ConfigurationError',
+  'ContextMissingError',
+  'CorruptRecordError',
+  'InvalidDecisionError',
+  'MaxHopsExceededError',
+  'MessageItemSchema',
+  'NotFoundError',
+  'OrchestratorError',
+  'ROUTE_TO_USER',
+  'RequestContext',
+  'SessionBusyError',
+  'StoreUnavailableError',
+  'SwitchboardError',
+  'SystemError',
+  'ToolCallSchema',
+  'ToolMessageSchema',
+  'UnknownAgentError',
+  'UserError',
+  'UserMessageSchema',
+  'ValidationError',
+  'createId',
+  'currentUserMessage',
+  'isErrorMessage',
+  'isRouteToUser',
+  'lastMessage',
+  'latestToolResults',
+  'routeToUser',
+  'toolCall',
+  'turnMessages',
+  'validateDecision',
+];
+
+/** Module-private helpers that must never become part of the API. */
+const INTERNALS = [
+  'validateAgents',
+  'checkCall',
+  'isAllowed',
+  'invalid',
+  'MARKER',
+  'STORAGE_KEY',
+  'storage',
+  'holder',
+  'metadata',
+];
+
+/**
+ * Every documented type, checked by the type checker: removing or renaming
+ * one of these exports breaks `pnpm typecheck`.
+ */
+export type DocumentedTypes = [
+  AgentMeta,
+  AssistantMessage,
+  Conversation,
+  Decision,
+  ErrorKind,
+  ErrorMessage,
+  Memory,
+  MemoryResult<unknown>,
+  MemoryScope,
+  MessageItem,
+  Orchestrator,
+  OrchestratorOptions,
+  RequestContextInit,
+  SetContentOptions,
+  SwitchboardErrorOptions,
+  ToolCall,
+  ToolCallOptions,
+  ToolMessage,
+  UserMessage,
+];
+
+// Internal types stay internal: each line fails the type check if the name becomes an export.
+// @ts-expect-error `Holder` is private to context.ts
+export type NoHolder = import('@switchboard/core').Holder;
+// @ts-expect-error `validateAgents` is private to orchestrator.ts
+export type NoValidateAgents = typeof import('@switchboard/core').validateAgents;
+// @ts-expect-error `MARKER` is private to errors.ts
+export type NoMarker = typeof import('@switchboard/core').MARKER;
+
+describe('@switchboard/core public API', () => {
+  it('exports exactly the documented runtime values', () => {
+    expect(Object.keys(core).sort()).toEqual(RUNTIME_EXPORTS);
+  });
+
+  it('does not export internal helpers or markers', () => {
+    const exported = new Set(Object.keys(core));
+    expect(INTERNALS.filter((name) => exported.has(name))).toEqual([]);
+    expect(Object.getOwnPropertySymbols(core).map(String)).toEqual(['Symbol(Symbol.toStringTag)']);
+  });
+
+  it('exports types as types only: they leave no runtime value behind', () => {
+    const typeOnly = [
+      'AgentMeta',
+      'Conversation',
+      'Decision',
+      'ErrorKind',
+      'ErrorMessage',
+      'Memory',
+      'MemoryResult',
+      'MemoryScope',
+      'MessageItem',
+      'Orchestrator',
+      'OrchestratorOptions',
+      'RequestContextInit',
+      'ToolCall',
+    ];
+    expect(typeOnly.filter((name) => name in core)).toEqual([]);
+  });
+
+  it('offers no deep imports into its source files', async () => {
+    const deepPath = '@switchboard/core/src/orchestrator.ts';
+    await expect(import(/* @vite-ignore */ deepPath)).rejects.toThrow(/not exported/);
+  });
+
+  it('exports error classes that all share the Switchboard base', () => {
+    const errorClasses = Object.entries(core)
+      .filter(([name]) => name.endsWith('Error'))
+      .map(([, value]) => value);
+    expect(errorClasses).toHaveLength(16);
+    const notErrors = errorClasses.filter(
+      (errorClass) =>
+        errorClass !== core.SwitchboardError &&
+        !((errorClass as { prototype: unknown }).prototype instanceof core.SwitchboardError),
+    );
+    expect(notErrors).toEqual([]);
+  });
+});

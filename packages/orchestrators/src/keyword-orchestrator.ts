@@ -1,0 +1,126 @@
+import {
+  type AgentMeta,
+  ConfigurationError,
+  type Conversation,
+  currentUserMessage,
+  type Decision,
+  routeToUser,
+  toolCall,
+} from '@switchboard/core';
+import { clarifyingQuestion } from './clarification.js';
+import { describeScores, KeywordMatcher, type MatchScore } from './keyword-matcher.js';
+import { RoutingOrchestrator } from './routing-orchestrator.js';
+
+/** Options of {@link KeywordOrchestrator}. */
+export interface KeywordOrchestratorOptions {
+  /** Default `keyword`. */
+  name?: string;
+  description?: string;
+  /** The agents to route to, in priority order: on equal scores the earlier agent wins. */
+  agents: readonly AgentMeta[];
+  /**
+   * Keywords per agent name. An entry replaces that agent's own
+   * `AgentMeta.keywords`; agents without an entry keep theirs. Naming an
+   * agent that is not in `agents` fails at construction.
+   */
+  keywords?: Readonly<Record<string, readonly string[]>>;
+  /** The agent that gets messages no keyword matched. Without one, the user is asked to clarify. */
+  fallbackAgent?: string;
+}
+
+/**
+ * Routes each user message to the agent whose keywords it matches best, then
+ * returns that agent's answer to the user.
+ *
+ * Matching is case-insensitive, by whole words and phrases, and tolerant of
+ * plurals and `-ing` / `-ed` forms (`convert` matches "converting" but not
+ * "conversion"). Each distinct keyword found scores its number of words (¾
+ * of that when found only in an inflected form), so phrases outweigh single
+ * words and `time` beats `times` on "time"; ties go to the agent declared first. With no
+ * match the message goes to `fallbackAgent`, or the user gets a clarifying
+ * question listing what the agents do. Keywords are compiled once, at
+ * construction.
+ *
+ * @example
+ * ```ts
+ * const router = new KeywordOrchestrator({
+ *   agents: [calculator, clock, help],
+ *   keywords: { clock: ['time', 'what time', 'date', 'today'] },
+ *   fallbackAgent: 'help',
+ * });
+ * await app.start(router);
+ * ```
+ */
+export class KeywordOrchestrator extends RoutingOrchestrator {
+  /** The agent that gets unmatched messages, if any. */
+  readonly fallbackAgent?: string;
+  readonly #matcher: KeywordMatcher;
+
+  constructor({
+    name = 'keyword',
+    description,
+    agents,
+    keywords = {},
+    fallbackAgent,
+  }: KeywordOrchestratorOptions) {
+    super({ name, description, agents });
+    const known = this.agents.map((agent) => agent.name);
+    const unknown = Object.keys(keywords).filter((agent) => !known.includes(agent));
+    if (unknown.length > 0) {
+      throw new ConfigurationError({
+        message: `Keyword map of orchestrator '${name}' names unknown agent(s) ${unknown.map((a) => `'${a}'`).join(', ')}; known agents: ${known.join(', ') || '(none)'}`,
+      });
+    }
+    for (const [agent, list] of Object.entries(keywords)) {
+      if (!Array.isArray(list) || !list.every((keyword) => typeof keyword === 'string')) {
+        throw new ConfigurationError({ message: `Keywords of agent '${agent}' must be an array of strings` });
+      }
+    }
+    if (fallbackAgent !== undefined && !known.includes(fallbackAgent)) {
+      throw new ConfigurationError({
+        message: `Fallback agent '${fallbackAgent}' of orchestrator '${name}' is not one of its agents: ${known.join(', ') || '(none)'}`,
+      });
+    }
+    this.fallbackAgent = fallbackAgent;
+    this.#matcher = new KeywordMatcher(
+      this.agents.map((agent) => ({
+        name: agent.name,
+        keywords: keywords[agent.name] ?? agent.keywords ?? [],
+      })),
+    );
+  }
+
+  /** The agents whose keywords match `text`, best first (ties in declared order). */
+  score(text: string, candidates?: readonly AgentMeta[]): MatchScore[] {
+    return this.#matcher.score(text, candidates && new Set(candidates.map((agent) => agent.name)));
+  }
+
+  protected selectAgent(conversation: Conversation): Decision | Promise<Decision> {
+    const message = currentUserMessage(conversation).content;
+    const scores = this.score(message, conversation.agents);
+    const best = scores[0];
+    if (best) {
+      return toolCall(best.name, message, {
+        reason: `matched keywords: ${best.matched.join(', ')}`,
+        thought: `Keyword scores: ${describeScores(scores)}; chose ${best.name}`,
+      });
+    }
+    const fallback = this.fallbackAgent;
+    if (fallback !== undefined && conversation.agents.some((agent) => agent.name === fallback)) {
+      return toolCall(fallback, message, {
+        reason: 'no keyword matched; fallback agent',
+        thought: `No agent's keywords matched the message, so it goes to the fallback agent ${fallback}`,
+      });
+    }
+    return this.clarify(conversation);
+  }
+
+  /** Asks the user what they need, naming what the candidate agents do. Override to change the wording. */
+  protected clarify(conversation: Conversation): Decision | Promise<Decision> {
+    return routeToUser(clarifyingQuestion(conversation.agents), {
+      reason: 'no keyword matched',
+      thought:
+        "No agent's keywords matched the message and there is no usable fallback agent, so ask the user",
+    });
+  }
+}

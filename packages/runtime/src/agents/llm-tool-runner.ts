@@ -1,0 +1,108 @@
+import { type Context, context as otelContext, trace } from '@opentelemetry/api';
+import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions';
+import type { AgentContext } from './agent.js';
+import type { LlmTool } from './llm-tool.js';
+import { endToolSpan, startToolSpan } from './llm-tracing.js';
+
+/** What running the model's tool calls needs. */
+export interface ToolRunContext {
+  tools: ReadonlyMap<string, LlmTool>;
+  agent: AgentContext;
+  signal: AbortSignal;
+  /** The trace context the tool spans nest under. */
+  parent: Context;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: text.trim() === '' ? {} : JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: describeError(error) };
+  }
+}
+
+function toText(result: unknown): string {
+  if (typeof result === 'string') return result;
+  if (result === undefined) return 'done';
+  return JSON.stringify(result) ?? String(result);
+}
+
+/** A failure the model is told about, so it can fix its call or answer without the tool. */
+class ToolFeedback extends Error {}
+
+async function execute(
+  call: ChatCompletionMessageFunctionToolCall,
+  { tools, agent, signal }: ToolRunContext,
+): Promise<string> {
+  const { name, arguments: rawArguments } = call.function;
+  const tool = tools.get(name);
+  if (!tool) {
+    throw new ToolFeedback(
+      `Error: there is no tool named '${name}'. Available tools: ${[...tools.keys()].join(', ') || '(none)'}.`,
+    );
+  }
+  const parsed = parseArguments(rawArguments);
+  if (!parsed.ok)
+    throw new ToolFeedback(
+      `Error: the arguments for '${name}' are not valid JSON (${parsed.error}). Call it again with a JSON object.`,
+    );
+  const validated = tool.parameters.safeParse(parsed.value);
+  if (!validated.success) {
+    const issues = validated.error.issues.map(
+      (issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`,
+    );
+    throw new ToolFeedback(
+      `Error: invalid arguments for '${name}': ${issues.join('; ')}. Call it again with corrected arguments.`,
+    );
+  }
+  try {
+    return toText(await tool.execute(validated.data, { signal, toolCallId: call.id, agent }));
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new ToolFeedback(`Error: '${name}' failed: ${describeError(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Runs the tool calls of one model answer concurrently, each in its own span,
+ * and returns their results in call order. Unknown tools, malformed or
+ * invalid arguments and throwing tools become error text for the model
+ * rather than failures of the agent; only cancellation throws.
+ *
+ * @example
+ * ```ts
+ * const results = await runToolCalls(turn.toolCalls, { tools, agent: context, signal, parent });
+ * ```
+ */
+export async function runToolCalls(
+  calls: readonly ChatCompletionMessageFunctionToolCall[],
+  context: ToolRunContext,
+): Promise<string[]> {
+  return Promise.all(
+    calls.map(async (call) => {
+      const span = startToolSpan(context.parent, {
+        name: call.function.name,
+        toolCallId: call.id,
+        input: call.function.arguments,
+      });
+      try {
+        const output = await otelContext.with(trace.setSpan(context.parent, span), () =>
+          execute(call, context),
+        );
+        endToolSpan(span, { output });
+        return output;
+      } catch (error) {
+        if (!(error instanceof ToolFeedback)) {
+          endToolSpan(span, { output: '', error });
+          throw error;
+        }
+        endToolSpan(span, { output: error.message, error: error.cause ?? error });
+        return error.message;
+      }
+    }),
+  );
+}

@@ -1,0 +1,95 @@
+import { ConfigurationError } from '@switchboard/core';
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import type { AgentContext } from './agent.js';
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface LlmToolContext {
+  /** Aborted when the agent is cancelled or times out; pass it on to I/O. */
+  signal: AbortSignal;
+  /** The id of the model's tool call being answered. */
+  toolCallId: string;
+  /** The context of the agent run that called the tool. */
+  agent: AgentContext;
+}
+
+/** The definition accepted by {@link llmTool}. */
+export interface LlmToolDefinition<Parameters extends z.ZodObject> {
+  /** The function name the model calls: letters, digits, `_` and `-`, at most 64. */
+  name: string;
+  /** What the tool does and when to use it; the model reads this. */
+  description: string;
+  /** The arguments, as a zod object; describe fields with `.describe()` for the model. */
+  parameters: Parameters;
+  /**
+   * Runs the tool with validated arguments. Return text, or a value that is
+   * sent to the model as JSON. A throw is reported to the model as the tool's
+   * result, so it can correct itself.
+   */
+  execute(args: z.output<Parameters>, context: LlmToolContext): unknown;
+}
+
+/** A tool an {@link llmAgent} can call, with its OpenAI definition computed once. */
+export interface LlmTool {
+  readonly name: string;
+  readonly description: string;
+  /** Validates the model's arguments. */
+  readonly parameters: z.ZodType;
+  /** The OpenAI function-tool definition sent with every request. */
+  readonly definition: ChatCompletionFunctionTool;
+  execute(args: unknown, context: LlmToolContext): unknown;
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Defines a tool for {@link llmAgent}. The zod parameter schema becomes the
+ * OpenAI function's JSON schema once, here, and validates every call's
+ * arguments before `execute` runs; invalid arguments go back to the model as
+ * an error it can fix.
+ *
+ * @example
+ * ```ts
+ * const add = llmTool({
+ *   name: 'add',
+ *   description: 'Adds two numbers',
+ *   parameters: z.object({ a: z.number(), b: z.number() }),
+ *   execute: ({ a, b }) => String(a + b),
+ * });
+ * ```
+ */
+export function llmTool<Parameters extends z.ZodObject>(definition: LlmToolDefinition<Parameters>): LlmTool {
+  const { name, description, parameters, execute } = definition;
+  if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
+    throw new ConfigurationError({
+      message: `Tool name '${String(name)}' is invalid: use 1–64 letters, digits, _ or -`,
+    });
+  }
+  if (!(parameters instanceof z.ZodObject)) {
+    throw new ConfigurationError({ message: `Tool '${name}' needs parameters defined with z.object(…)` });
+  }
+  if (typeof execute !== 'function') {
+    throw new ConfigurationError({ message: `Tool '${name}' needs an execute(args, context) function` });
+  }
+  let schema: Record<string, unknown>;
+  try {
+    // The model writes the arguments, so they follow the schema's input side.
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(parameters, { io: 'input' }) as Record<
+      string,
+      unknown
+    >;
+    schema = rest;
+  } catch (error) {
+    throw new ConfigurationError({
+      message: `Tool '${name}' has parameters that cannot be expressed as JSON schema: ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
+  }
+  return {
+    name,
+    description,
+    parameters,
+    definition: { type: 'function', function: { name, description, parameters: schema } },
+    execute: (args, context) => execute(args as z.output<Parameters>, context),
+  };
+}

@@ -1,0 +1,127 @@
+import { type Context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { TRACER_NAME } from '../tracing/spans.js';
+
+const tracer = trace.getTracer(TRACER_NAME);
+
+/** Token counts of one model call or a whole run. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** What a generation span records when it starts. */
+export interface GenerationStart {
+  /** The trace context to nest under (the agent's span). */
+  parent: Context;
+  model: string;
+  /** The messages sent; serialised only when the span records. */
+  input: unknown;
+  temperature?: number;
+}
+
+/**
+ * Starts a Langfuse generation for one chat-completions call.
+ *
+ * @example
+ * ```ts
+ * const span = startGeneration({ parent: context.active(), model: 'gpt-4o-mini', input: messages });
+ * ```
+ */
+export function startGeneration({ parent, model, input, temperature }: GenerationStart): Span {
+  const span = tracer.startSpan(`chat ${model}`, undefined, parent);
+  if (span.isRecording()) {
+    span.setAttributes({
+      'langfuse.observation.type': 'generation',
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': model,
+      'langfuse.observation.input': JSON.stringify(input),
+    });
+    if (temperature !== undefined) span.setAttribute('gen_ai.request.temperature', temperature);
+  }
+  return span;
+}
+
+/**
+ * Ends a generation with the model's output, usage or error.
+ *
+ * @example
+ * ```ts
+ * endGeneration(span, { output: message, usage: { inputTokens: 120, outputTokens: 30 } });
+ * ```
+ */
+export function endGeneration(
+  span: Span,
+  {
+    output,
+    usage,
+    responseModel,
+    finishReason,
+    error,
+  }: {
+    output?: unknown;
+    usage?: TokenUsage;
+    responseModel?: string;
+    finishReason?: string;
+    error?: unknown;
+  },
+): void {
+  if (span.isRecording()) {
+    if (output !== undefined) span.setAttribute('langfuse.observation.output', JSON.stringify(output));
+    if (usage) {
+      span.setAttributes({
+        'gen_ai.usage.input_tokens': usage.inputTokens,
+        'gen_ai.usage.output_tokens': usage.outputTokens,
+      });
+    }
+    if (responseModel) span.setAttribute('gen_ai.response.model', responseModel);
+    if (finishReason) span.setAttribute('gen_ai.response.finish_reasons', [finishReason]);
+    if (error !== undefined) recordError(span, error);
+  }
+  span.end();
+}
+
+/**
+ * Starts the span of one tool execution requested by the model.
+ *
+ * @example
+ * ```ts
+ * const span = startToolSpan(parent, { name: 'add', toolCallId: call.id, input: call.function.arguments });
+ * ```
+ */
+export function startToolSpan(
+  parent: Context,
+  { name, toolCallId, input }: { name: string; toolCallId: string; input: string },
+): Span {
+  const span = tracer.startSpan(`tool ${name}`, undefined, parent);
+  if (span.isRecording()) {
+    span.setAttributes({
+      'langfuse.observation.type': 'tool',
+      'gen_ai.tool.name': name,
+      'gen_ai.tool.call.id': toolCallId,
+      'langfuse.observation.input': input,
+    });
+  }
+  return span;
+}
+
+/**
+ * Ends a tool span with what was fed back to the model.
+ *
+ * @example
+ * ```ts
+ * endToolSpan(span, { output: '5' });
+ * ```
+ */
+export function endToolSpan(span: Span, { output, error }: { output: string; error?: unknown }): void {
+  if (span.isRecording()) {
+    span.setAttribute('langfuse.observation.output', JSON.stringify(output));
+    if (error !== undefined) recordError(span, error);
+  }
+  span.end();
+}
+
+function recordError(span: Span, error: unknown): void {
+  const failure = error instanceof Error ? error : new Error(String(error));
+  span.recordException(failure);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+}

@@ -1,0 +1,255 @@
+import { serve } from '@hono/node-server';
+import {
+  type AgentMeta,
+  ConfigurationError,
+  createId,
+  type Orchestrator,
+  type OrchestratorOptions,
+  ValidationError,
+} from '@switchboard/core';
+import type { Hono } from 'hono';
+import { type Agent, agentMeta } from './agents/agent.js';
+import type { TurnEvent } from './engine/events.js';
+import { TurnEngine, type TurnOptions, type TurnRequest, type TurnResult } from './engine/turn-engine.js';
+import { createRoutes, type ServerLimits } from './server/routes.js';
+import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
+import { InMemorySessionStore } from './stores/in-memory-session-store.js';
+import { memoryNamespace } from './stores/memory-binding.js';
+import type { MemoryStore } from './stores/memory-store.js';
+import type { SessionStore } from './stores/session-store.js';
+
+/** Something to flush and shut down with the app, such as the handle returned by `setupTracing()`. */
+export interface Shutdownable {
+  shutdown(): Promise<void>;
+}
+
+/** Options of {@link App}. */
+export interface AppOptions extends TurnOptions, ServerLimits {
+  /** The app's name, used in the OpenAPI document and as the default orchestrator name. */
+  name: string;
+  /** The agents the app hosts. */
+  agents: readonly Agent[];
+  /** Where conversations live (default: in memory). */
+  sessionStore?: SessionStore;
+  /** Where `getMemory()` values live (default: in memory). */
+  memoryStore?: MemoryStore;
+  /** Idle time after which the default in-memory stores forget a session (default one day). */
+  sessionIdleTtlSeconds?: number;
+  /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
+  tracing?: Shutdownable;
+  /** How long `close()` waits for running turns before abandoning them (default 10 000 ms). */
+  closeGraceMs?: number;
+  /** Receives unexpected errors (default: `console.error`). */
+  logger?: (error: unknown) => void;
+}
+
+/** An orchestrator instance, or a class the app constructs with its agents. */
+export type OrchestratorInput = Orchestrator | (new (options: OrchestratorOptions) => Orchestrator);
+
+/** Where to listen. */
+export interface StartOptions {
+  /** Port to listen on; 0 picks a free one (default 3000). */
+  port?: number;
+  /** Interface to bind (default `127.0.0.1`). */
+  host?: string;
+}
+
+/** A running server. */
+export interface ServerHandle {
+  /** Base URL, e.g. `http://127.0.0.1:3000`. */
+  url: string;
+  port: number;
+  /** Stops accepting requests, lets running turns finish, then closes stores and tracing. */
+  close(): Promise<void>;
+}
+
+/** What {@link App.chat} accepts. */
+export interface ChatInput {
+  message: string;
+  sessionId?: string;
+  userId?: string;
+  tenantId?: string;
+  metadata?: Record<string, unknown>;
+  onEvent?: (event: TurnEvent) => void;
+}
+
+function isOrchestratorClass(input: OrchestratorInput): input is new (options: OrchestratorOptions) => Orchestrator {
+  return typeof input === 'function';
+}
+
+/**
+ * Hosts agents and an orchestrator, runs turns, and serves the HTTP API.
+ *
+ * @example
+ * ```ts
+ * const app = new App({ name: 'demo', agents: [echo] });
+ * const server = await app.start(MyOrchestrator, { port: 3000 });
+ * // … later
+ * await server.close();
+ * ```
+ */
+export class App {
+  readonly name: string;
+  readonly agents: readonly Agent[];
+  readonly sessions: SessionStore;
+  readonly memory: MemoryStore;
+  readonly #options: AppOptions;
+  readonly #agentsByName: ReadonlyMap<string, Agent>;
+  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #shutdown = new AbortController();
+  #engine?: TurnEngine;
+  #routes?: Hono;
+  #orchestrator?: Orchestrator;
+  #closing?: Promise<void>;
+
+  constructor(options: AppOptions) {
+    const { name, agents, sessionStore, memoryStore, sessionIdleTtlSeconds } = options;
+    if (!name) throw new ConfigurationError({ message: 'An App needs a name' });
+    const byName = new Map<string, Agent>();
+    for (const agent of agents) {
+      if (byName.has(agent.name)) {
+        throw new ConfigurationError({ message: `Two agents are named '${agent.name}'; agent names must be unique` });
+      }
+      byName.set(agent.name, agent);
+    }
+    this.name = name;
+    this.agents = agents;
+    this.#agentsByName = byName;
+    this.#options = options;
+    this.sessions = sessionStore ?? new InMemorySessionStore({ idleTtlSeconds: sessionIdleTtlSeconds });
+    this.memory = memoryStore ?? new InMemoryMemoryStore();
+  }
+
+  /** The metadata of every hosted agent, as given to an orchestrator class. */
+  get agentMetas(): AgentMeta[] {
+    return this.agents.map(agentMeta);
+  }
+
+  /** The orchestrator in use, once mounted. */
+  get orchestrator(): Orchestrator | undefined {
+    return this.#orchestrator;
+  }
+
+  /**
+   * Binds the orchestrator without listening on a port, so that
+   * {@link App.fetch} and {@link App.chat} work (tests, other servers).
+   * Fails at once when the orchestrator knows an agent the app does not host.
+   */
+  mount(orchestrator: OrchestratorInput): this {
+    if (this.#orchestrator) throw new ConfigurationError({ message: `App '${this.name}' already has an orchestrator` });
+    const instance = isOrchestratorClass(orchestrator)
+      ? new orchestrator({ name: this.name, agents: this.agentMetas })
+      : orchestrator;
+    const unknown = instance.agents.filter((agent) => !this.#agentsByName.has(agent.name)).map((agent) => agent.name);
+    if (unknown.length > 0) {
+      throw new ConfigurationError({
+        message: `Orchestrator '${instance.name}' routes to agents the app does not host: ${unknown.join(', ')}; hosted agents: ${[...this.#agentsByName.keys()].join(', ')}`,
+      });
+    }
+    const { memory, sessions } = this;
+    this.#orchestrator = instance;
+    this.#engine = new TurnEngine(
+      { orchestrator: instance, agents: this.#agentsByName, sessions, memory, signal: this.#shutdown.signal },
+      this.#options,
+    );
+    this.#routes = createRoutes(
+      {
+        name: this.name,
+        agents: this.agentMetas,
+        sessions,
+        chat: (request) => this.#run(request),
+        deleteSession: (sessionId) => this.deleteSession(sessionId),
+        checkReady: () => this.#checkReady(),
+        isClosing: () => this.#closing !== undefined,
+        log: this.#options.logger ?? ((error) => console.error(error)),
+      },
+      this.#options,
+    );
+    return this;
+  }
+
+  /** Handles a fetch `Request` with the HTTP API (requires {@link App.mount} or {@link App.start}). */
+  fetch = (request: Request): Response | Promise<Response> => {
+    if (!this.#routes) throw new ConfigurationError({ message: `App '${this.name}' has no orchestrator: call mount() or start() first` });
+    return this.#routes.fetch(request);
+  };
+
+  /** Sends a request to the HTTP API in-process, like Hono's `app.request()`. */
+  request(path: string, init?: RequestInit): Response | Promise<Response> {
+    return this.fetch(new Request(new URL(path, 'http://localhost'), init));
+  }
+
+  /** Runs one turn in-process, without HTTP. */
+  async chat({ sessionId = createId('ses'), message, ...rest }: ChatInput): Promise<TurnResult> {
+    if (typeof message !== 'string' || message.length === 0) throw new ValidationError({ message: 'message must be a non-empty string' });
+    return this.#run({ sessionId, message, ...rest });
+  }
+
+  /** Deletes a session's messages, turns and session-scoped memory, waiting for a running turn first. */
+  async deleteSession(sessionId: string): Promise<boolean> {
+    const { leaseTtlMs = 30_000, sessionWaitMs = 10_000 } = this.#options;
+    const lease = await this.sessions.acquireLease(sessionId, { ttlMs: leaseTtlMs, waitMs: sessionWaitMs });
+    try {
+      const existed = await this.sessions.delete(sessionId);
+      await this.memory.clear(memoryNamespace('session', { sessionId }));
+      return existed;
+    } finally {
+      await lease.release().catch(() => {});
+    }
+  }
+
+  /** Mounts the orchestrator and listens for HTTP requests. */
+  async start(orchestrator: OrchestratorInput, { port = 3000, host = '127.0.0.1' }: StartOptions = {}): Promise<ServerHandle> {
+    this.mount(orchestrator);
+    const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: { port: number } }>(
+      (resolve, reject) => {
+        const server = serve({ fetch: this.fetch, port, hostname: host }, (info) => resolve({ server, address: info }));
+        server.once('error', reject);
+      },
+    );
+    const urlHost = host.includes(':') ? `[${host}]` : host;
+    const stopListening = () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+      });
+    return {
+      url: `http://${urlHost}:${address.port}`,
+      port: address.port,
+      close: () => this.close(stopListening),
+    };
+  }
+
+  /**
+   * Refuses new turns, waits for running turns (up to `closeGraceMs`, then
+   * aborts them), and closes the stores and tracing. Idempotent.
+   */
+  close(stopListening?: () => Promise<void>): Promise<void> {
+    this.#closing ??= (async () => {
+      const listening = stopListening?.();
+      const { closeGraceMs = 10_000 } = this.#options;
+      const grace = setTimeout(() => this.#shutdown.abort(new Error('The server shut down')), closeGraceMs);
+      await Promise.allSettled([...this.#inFlight]);
+      clearTimeout(grace);
+      await listening;
+      await Promise.allSettled([this.sessions.close?.(), this.memory.close?.(), this.#options.tracing?.shutdown()]);
+    })();
+    return this.#closing;
+  }
+
+  async #run(request: TurnRequest): Promise<TurnResult> {
+    if (!this.#engine) throw new ConfigurationError({ message: `App '${this.name}' has no orchestrator: call mount() or start() first` });
+    const turn = this.#engine.run(request);
+    this.#inFlight.add(turn);
+    try {
+      return await turn;
+    } finally {
+      this.#inFlight.delete(turn);
+    }
+  }
+
+  async #checkReady(): Promise<void> {
+    if (this.#closing) throw new Error('The server is shutting down');
+    await Promise.all([this.sessions.ping?.(), this.memory.ping?.()]);
+  }
+}

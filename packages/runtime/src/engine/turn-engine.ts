@@ -1,0 +1,275 @@
+import {
+  type AssistantMessage,
+  type Conversation,
+  createId,
+  type Decision,
+  isErrorMessage,
+  isRouteToUser,
+  MaxHopsExceededError,
+  type MessageItem,
+  type Orchestrator,
+  OrchestratorError,
+  RequestContext,
+  SwitchboardError,
+  type ToolCall,
+  type ToolMessage,
+  type UserMessage,
+} from '@switchboard/core';
+import { context as otelContext, trace } from '@opentelemetry/api';
+import type { Agent } from '../agents/agent.js';
+import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
+import type { MemoryStore } from '../stores/memory-store.js';
+import { canAppendAndRead, type RouteStep, type SessionStore, type TurnRecord, type TurnStatus } from '../stores/session-store.js';
+import { endDecisionSpan, endTurnSpan, startDecisionSpan, startTurnSpan, traceIdOf } from '../tracing/spans.js';
+import { runAgentCall } from './agent-runner.js';
+import type { TurnEvent } from './events.js';
+import { toRouteStep } from './route-step.js';
+
+/** Limits and defaults of the turn loop. */
+export interface TurnOptions {
+  /** Routing decisions per turn before the turn fails (default 10). */
+  maxHops?: number;
+  /** Earlier messages the orchestrator sees besides the current turn (default 50). */
+  historyWindow?: number;
+  /** Default per-agent timeout in milliseconds (default 60 000). */
+  agentTimeoutMs?: number;
+  /** How long a message waits for a busy session before a 409 (default 10 000 ms). */
+  sessionWaitMs?: number;
+  /** Session lease duration; renewed while the turn runs (default 30 000 ms). */
+  leaseTtlMs?: number;
+  /** What the user sees when a turn fails without a `userMessage` of its own. */
+  failureMessage?: string;
+}
+
+/** One user message to process. */
+export interface TurnRequest {
+  sessionId: string;
+  message: string;
+  userId?: string;
+  tenantId?: string;
+  requestId?: string;
+  metadata?: Record<string, unknown>;
+  /** Receives every event of the turn as it happens. */
+  onEvent?: (event: TurnEvent) => void;
+}
+
+/** The outcome of a turn. */
+export interface TurnResult {
+  sessionId: string;
+  turnId: string;
+  /** What the user sees. */
+  reply: string;
+  status: TurnStatus;
+  steps: RouteStep[];
+  /** The OpenTelemetry trace id, when tracing is on. */
+  traceId?: string;
+  /** The recorded error of a failed turn. */
+  error?: { code: string; message: string };
+}
+
+interface EngineParts {
+  orchestrator: Orchestrator;
+  agents: ReadonlyMap<string, Agent>;
+  sessions: SessionStore;
+  memory: MemoryStore;
+  /** Aborted to abandon running turns (server shutdown after the grace period). */
+  signal: AbortSignal;
+}
+
+const noop = () => {};
+
+function errorCode(error: Error): string {
+  return SwitchboardError.isInstance(error) ? (error as SwitchboardError).code : 'internal_error';
+}
+
+/**
+ * Runs turns: user → orchestrator → agent(s) → orchestrator → … → user.
+ * Each message is persisted as it is produced, so the stored conversation is
+ * the checkpoint of an interrupted turn.
+ */
+export class TurnEngine {
+  readonly #parts: EngineParts;
+  readonly #options: Required<TurnOptions>;
+  readonly #candidateNames: readonly string[];
+
+  constructor(
+    parts: EngineParts,
+    {
+      maxHops = 10,
+      historyWindow = 50,
+      agentTimeoutMs = 60_000,
+      sessionWaitMs = 10_000,
+      leaseTtlMs = 30_000,
+      failureMessage = 'Sorry, something went wrong while handling your message. Please try again.',
+    }: TurnOptions = {},
+  ) {
+    this.#parts = parts;
+    this.#candidateNames = parts.orchestrator.agents.map((agent) => agent.name);
+    this.#options = { maxHops, historyWindow, agentTimeoutMs, sessionWaitMs, leaseTtlMs, failureMessage };
+  }
+
+  /** Processes one user message and resolves when the user has been answered or the turn failed. */
+  async run(request: TurnRequest): Promise<TurnResult> {
+    const { sessions } = this.#parts;
+    const { leaseTtlMs, sessionWaitMs } = this.#options;
+    const lease = await sessions.acquireLease(request.sessionId, { ttlMs: leaseTtlMs, waitMs: sessionWaitMs, signal: this.#parts.signal });
+    const renewal = setInterval(() => void lease.renew().catch(noop), Math.max(250, Math.floor(leaseTtlMs / 3)));
+    renewal.unref();
+    try {
+      return await this.#runLeased(request);
+    } finally {
+      clearInterval(renewal);
+      await lease.release().catch(noop);
+    }
+  }
+
+  async #runLeased(request: TurnRequest): Promise<TurnResult> {
+    const { orchestrator, sessions, memory } = this.#parts;
+    const { sessionId, userId, tenantId, onEvent = noop } = request;
+    const turnId = createId('turn');
+    const startedAt = new Date().toISOString();
+    const userMessage: UserMessage = { id: createId('msg'), role: 'user', content: request.message, createdAt: startedAt };
+    if (request.metadata) userMessage.metadata = request.metadata;
+
+    const turnSpan = startTurnSpan({ orchestrator: orchestrator.name, sessionId, turnId, userId, input: request.message });
+    const traceId = traceIdOf(turnSpan);
+    const turnContext = trace.setSpan(otelContext.active(), turnSpan);
+    const emit = (event: TurnEvent) => onEvent(event);
+    emit({ type: 'turn-start', sessionId, turnId, messageId: userMessage.id, message: request.message, endOfMessage: true });
+
+    const owner = { sessionId, userId, tenantId };
+    const requestContext = new RequestContext({
+      sessionId,
+      userId,
+      tenantId,
+      requestId: request.requestId ?? createId('req'),
+      signal: this.#parts.signal,
+      memory: (scope) => bindMemory(memory, scope, memoryNamespace(scope, owner)),
+    });
+
+    const steps: RouteStep[] = [];
+    let outcome: { reply: string; status: TurnStatus; error?: Error; toolCallId: string };
+    try {
+      const messages = await this.#openWindow(sessionId, userMessage);
+      const turnStart = messages.length - 1;
+      outcome = await RequestContext.run(requestContext, () =>
+        this.#loop({ sessionId, turnId, messages, turnStart, requestContext, turnContext, steps, emit }),
+      );
+    } catch (error) {
+      endTurnSpan(turnSpan, { error: error instanceof Error ? error : new Error(String(error)) });
+      throw error;
+    }
+
+    const endedAt = new Date().toISOString();
+    const turn: TurnRecord = { turnId, userMessageId: userMessage.id, status: outcome.status, startedAt, endedAt, steps };
+    if (traceId) turn.traceId = traceId;
+    if (outcome.error) turn.error = { code: errorCode(outcome.error), message: outcome.error.message };
+    const answer: AssistantMessage = {
+      id: createId('msg'),
+      role: 'assistant',
+      content: outcome.reply,
+      toolCallId: outcome.toolCallId,
+      createdAt: endedAt,
+    };
+    if (outcome.error) answer.metadata = { status: 'error', errorCode: turn.error?.code };
+    try {
+      await sessions.append(sessionId, [answer], { turn });
+    } finally {
+      endTurnSpan(turnSpan, { output: outcome.reply, error: outcome.error });
+    }
+
+    if (outcome.error) {
+      emit({ type: 'error', sessionId, turnId, messageId: createId('evt'), code: turn.error!.code, message: outcome.reply, endOfMessage: true });
+    }
+    emit({ type: 'message', sessionId, turnId, messageId: answer.id, content: outcome.reply, endOfMessage: true });
+    emit({ type: 'turn-end', sessionId, turnId, messageId: createId('evt'), status: outcome.status, traceId, endOfMessage: true, endOfDialog: true });
+
+    const result: TurnResult = { sessionId, turnId, reply: outcome.reply, status: outcome.status, steps };
+    if (traceId) result.traceId = traceId;
+    if (turn.error) result.error = { code: turn.error.code, message: outcome.reply };
+    return result;
+  }
+
+  /** Appends the user message and returns the history window ending with it. */
+  async #openWindow(sessionId: string, userMessage: UserMessage): Promise<MessageItem[]> {
+    const { sessions } = this.#parts;
+    const limit = this.#options.historyWindow + 1;
+    let messages: MessageItem[];
+    if (canAppendAndRead(sessions)) {
+      messages = await sessions.appendAndRead(sessionId, [userMessage], { limit });
+    } else {
+      await sessions.append(sessionId, [userMessage]);
+      messages = await sessions.read(sessionId, { limit });
+    }
+    if (messages[messages.length - 1]?.id !== userMessage.id) messages.push(userMessage);
+    return messages;
+  }
+
+  async #loop(turn: {
+    sessionId: string;
+    turnId: string;
+    messages: MessageItem[];
+    turnStart: number;
+    requestContext: RequestContext;
+    turnContext: ReturnType<typeof otelContext.active>;
+    steps: RouteStep[];
+    emit: (event: TurnEvent) => void;
+  }): Promise<{ reply: string; status: TurnStatus; error?: Error; toolCallId: string }> {
+    const { orchestrator, agents, sessions } = this.#parts;
+    const { maxHops, failureMessage, agentTimeoutMs } = this.#options;
+    const { sessionId, turnId, messages, turnStart, steps, emit } = turn;
+
+    let lastResults: readonly ToolMessage[] = [];
+    for (let hop = 0; hop < maxHops; hop++) {
+      const conversation: Conversation = { sessionId, turnId, messages, turnStart, hop, agents: orchestrator.agents, lastResults };
+      const decisionSpan = startDecisionSpan(turn.turnContext, {
+        orchestrator: orchestrator.name,
+        hop,
+        candidates: this.#candidateNames,
+      });
+      const decisionContext = trace.setSpan(turn.turnContext, decisionSpan);
+      const startedAt = performance.now();
+      const decision = await otelContext.with(decisionContext, () => this.#decide(conversation));
+      endDecisionSpan(decisionSpan, decision);
+      const step = toRouteStep(hop, decision, startedAt);
+      steps.push(step);
+      emit({ type: 'route', sessionId, turnId, messageId: createId('evt'), step, endOfMessage: true });
+
+      if (isErrorMessage(decision)) {
+        return { reply: decision.userMessage ?? failureMessage, status: 'failed', error: decision.error, toolCallId: `error_${turnId}` };
+      }
+      const calls: ToolCall[] = Array.isArray(decision) ? decision : [decision];
+      const first = calls[0]!;
+      if (isRouteToUser(first)) return { reply: first.message, status: 'completed', toolCallId: first.id };
+
+      const results = await Promise.all(
+        calls.map((call) =>
+          runAgentCall({
+            agent: agents.get(call.toolName)!,
+            call,
+            conversation,
+            request: turn.requestContext,
+            parent: decisionContext,
+            timeoutMs: agents.get(call.toolName)?.timeoutMs ?? agentTimeoutMs,
+            turnSignal: this.#parts.signal,
+            emit,
+          }),
+        ),
+      );
+      await sessions.append(sessionId, results);
+      for (const result of results) messages.push(result);
+      lastResults = results;
+    }
+    return { reply: failureMessage, status: 'failed', error: new MaxHopsExceededError({ maxHops }), toolCallId: `error_${turnId}` };
+  }
+
+  /** Asks the orchestrator, treating a throw from a hand-written `Orchestrator` like an `ErrorMessage`. */
+  async #decide(conversation: Conversation): Promise<Decision> {
+    const { orchestrator } = this.#parts;
+    try {
+      return await orchestrator.decide(conversation);
+    } catch (error) {
+      return { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
+    }
+  }
+}

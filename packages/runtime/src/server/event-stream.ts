@@ -1,0 +1,62 @@
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { TurnEvent } from '../engine/events.js';
+import type { TurnResult } from '../engine/turn-engine.js';
+
+/**
+ * Runs a turn and answers with its events as Server-Sent Events. The
+ * response starts only once the turn has started, so that errors before it
+ * (a busy session, a store outage) still get a proper JSON status.
+ */
+export async function streamTurn(
+  c: Context,
+  run: (onEvent: (event: TurnEvent) => void) => Promise<TurnResult>,
+): Promise<Response> {
+  const queue: TurnEvent[] = [];
+  let wake: (() => void) | undefined;
+  let started!: () => void;
+  const startedPromise = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const onEvent = (event: TurnEvent) => {
+    queue.push(event);
+    started();
+    wake?.();
+  };
+  const done = run(onEvent);
+  await Promise.race([startedPromise, done]);
+
+  return streamSSE(c, async (stream) => {
+    let finished = false;
+    let failure: unknown;
+    done.then(
+      () => {
+        finished = true;
+        wake?.();
+      },
+      (error: unknown) => {
+        failure = error;
+        finished = true;
+        wake?.();
+      },
+    );
+    for (;;) {
+      while (queue.length > 0) {
+        const event = queue.shift()!;
+        await stream.writeSSE({ event: event.type, data: JSON.stringify(event), id: event.messageId });
+      }
+      if (finished) break;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+    if (failure !== undefined) {
+      const message = failure instanceof Error && 'kind' in failure && failure.kind === 'user' ? failure.message : 'The turn failed';
+      await stream.writeSSE({
+        event: 'error',
+        data: JSON.stringify({ type: 'error', code: 'turn_failed', message, endOfMessage: true, endOfDialog: true }),
+      });
+    }
+  });
+}

@@ -1,0 +1,163 @@
+import { createId, SessionBusyError, StoreUnavailableError } from '@switchboard/core';
+import type { LeaseOptions, SessionLease } from './session-store.js';
+
+interface Holder {
+  token: string;
+  ttlMs: number;
+  expiresAt: number;
+}
+
+interface Waiter {
+  ttlMs: number;
+  grant(holder: Holder): void;
+  fail(error: unknown): void;
+}
+
+interface LeaseState {
+  holder?: Holder;
+  waiters: Waiter[];
+  /** Fires when the holder's lease expires while others wait, so they can take over. */
+  expiryTimer?: ReturnType<typeof setTimeout>;
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+/**
+ * Fair (FIFO) per-session mutexes with a time to live, for a single process.
+ *
+ * A released lease passes straight to the longest waiter; a lease whose
+ * holder neither renews nor releases it expires after its ttl and passes on
+ * the same way, which is how a stuck turn stops blocking its session.
+ */
+export class InMemoryLeases {
+  readonly #states = new Map<string, LeaseState>();
+
+  /** Waits for the session's lease; throws `SessionBusyError` after `waitMs`, or the signal's reason when aborted. */
+  acquire(sessionId: string, { ttlMs, waitMs, signal }: LeaseOptions): Promise<SessionLease> {
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const state = this.#state(sessionId);
+    this.#passOnIfExpired(sessionId, state);
+    if (!state.holder && state.waiters.length === 0) {
+      return Promise.resolve(this.#lease(sessionId, this.#hold(state, ttlMs)));
+    }
+    return new Promise<SessionLease>((resolve, reject) => {
+      const startedAt = Date.now();
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const index = state.waiters.indexOf(waiter);
+        if (index >= 0) state.waiters.splice(index, 1);
+        this.#schedule(sessionId, state);
+      };
+      const waiter: Waiter = {
+        ttlMs,
+        grant: (holder) => {
+          settle();
+          resolve(this.#lease(sessionId, holder));
+        },
+        fail: (error) => {
+          settle();
+          this.#forgetIfIdle(sessionId, state);
+          reject(error);
+        },
+      };
+      const onAbort = () => waiter.fail(abortReason(signal as AbortSignal));
+      const timer = setTimeout(
+        () => waiter.fail(new SessionBusyError({ sessionId, waitedMs: Date.now() - startedAt })),
+        waitMs,
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      state.waiters.push(waiter);
+      this.#schedule(sessionId, state);
+    });
+  }
+
+  /** Rejects every waiter and stops every timer. */
+  close(): void {
+    for (const [sessionId, state] of this.#states) {
+      clearTimeout(state.expiryTimer);
+      for (const waiter of [...state.waiters]) {
+        waiter.fail(
+          new StoreUnavailableError({
+            message: `The session store was closed while waiting for session '${sessionId}'`,
+          }),
+        );
+      }
+    }
+    this.#states.clear();
+  }
+
+  #state(sessionId: string): LeaseState {
+    let state = this.#states.get(sessionId);
+    if (!state) {
+      state = { waiters: [] };
+      this.#states.set(sessionId, state);
+    }
+    return state;
+  }
+
+  #hold(state: LeaseState, ttlMs: number): Holder {
+    const holder = { token: createId('lease'), ttlMs, expiresAt: Date.now() + ttlMs };
+    state.holder = holder;
+    return holder;
+  }
+
+  /** Hands the lease to the next waiter, or frees it. */
+  #passOn(sessionId: string, state: LeaseState): void {
+    state.holder = undefined;
+    const next = state.waiters[0];
+    if (next) next.grant(this.#hold(state, next.ttlMs));
+    else this.#forgetIfIdle(sessionId, state);
+  }
+
+  #passOnIfExpired(sessionId: string, state: LeaseState): void {
+    if (state.holder && state.holder.expiresAt <= Date.now()) this.#passOn(sessionId, state);
+  }
+
+  /** Keeps a timer on the holder's expiry while anyone waits. */
+  #schedule(sessionId: string, state: LeaseState): void {
+    clearTimeout(state.expiryTimer);
+    state.expiryTimer = undefined;
+    const { holder } = state;
+    if (!holder || state.waiters.length === 0) return;
+    state.expiryTimer = setTimeout(
+      () => {
+        state.expiryTimer = undefined;
+        this.#passOnIfExpired(sessionId, state);
+        this.#schedule(sessionId, state);
+      },
+      Math.max(0, holder.expiresAt - Date.now()) + 1,
+    );
+  }
+
+  #forgetIfIdle(sessionId: string, state: LeaseState): void {
+    if (!state.holder && state.waiters.length === 0 && this.#states.get(sessionId) === state) {
+      clearTimeout(state.expiryTimer);
+      this.#states.delete(sessionId);
+    }
+  }
+
+  #lease(sessionId: string, holder: Holder): SessionLease {
+    const owns = () => this.#states.get(sessionId)?.holder === holder;
+    return {
+      sessionId,
+      token: holder.token,
+      renew: async () => {
+        // An expired lease nobody has taken is still ours: renewing it is safe.
+        if (!owns()) return false;
+        holder.expiresAt = Date.now() + holder.ttlMs;
+        const state = this.#states.get(sessionId);
+        if (state) this.#schedule(sessionId, state);
+        return true;
+      },
+      release: async () => {
+        const state = this.#states.get(sessionId);
+        if (!state || state.holder !== holder) return;
+        this.#passOn(sessionId, state);
+        this.#schedule(sessionId, state);
+      },
+    };
+  }
+}

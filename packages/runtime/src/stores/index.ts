@@ -1,0 +1,19 @@
+/**
+ * Session and memory stores: the contracts and the embedded in-memory
+ * implementations. The Redis implementations live in `@switchboard/runtime/redis`.
+ * @module
+ */
+export { InMemoryMemoryStore, type InMemoryMemoryStoreOptions } from './in-memory-memory-store.js';
+export { InMemorySessionStore, type InMemorySessionStoreOptions } from './in-memory-session-store.js';
+export { bindMemory, type MemoryOwner, memoryNamespace } from './memory-binding.js';
+export type { MemoryStore, MemoryWriteOptions } from './memory-store.js';
+export {
+  type AppendOptions,
+  canAppendAndRead,
+  type LeaseOptions,
+  type RouteStep,
+  type SessionLease,
+  type SessionStore,
+  type TurnRecord,
+  type TurnStatus,
+} from './session-store.js';

@@ -1,0 +1,82 @@
+/**
+ * Lua scripts, run with EVAL so each is exactly one round trip (Redis caches
+ * the compiled script by its hash). Inside Lua a missing key reads as `false`.
+ */
+
+/** Extends the lease when the token still matches, or reclaims it when it expired and nobody took it. KEYS: lease. ARGV: token, ttl ms. */
+export const RENEW_LEASE = `
+local current = redis.call('GET', KEYS[1])
+if current == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+if not current then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0
+`;
+
+/** Deletes the lease only when the token still matches. KEYS: lease. ARGV: token. */
+export const RELEASE_LEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
+/**
+ * Writes a memory value and records its key in the namespace index, whose
+ * expiry follows the longest-lived value (none while any value has none).
+ * With ARGV[1] = 'cas' the write happens only when the current value equals
+ * ARGV[2] ('' with ARGV[3] = '0' meaning "absent"), which makes `update` a
+ * compare-and-set. An empty ttl keeps the current expiry on 'cas' and clears
+ * it on 'set'. Returns 1 when written, 0 when the comparison failed.
+ *
+ * KEYS: value, index. ARGV: mode, expected, expectedPresent, record, ttl ms, member.
+ */
+export const WRITE_MEMORY = `
+local current = redis.call('GET', KEYS[1])
+if ARGV[1] == 'cas' then
+  if ARGV[3] == '0' then
+    if current then return 0 end
+  elseif current ~= ARGV[2] then
+    return 0
+  end
+end
+if ARGV[5] ~= '' then
+  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+elseif ARGV[1] == 'cas' and current then
+  redis.call('SET', KEYS[1], ARGV[4], 'KEEPTTL')
+else
+  redis.call('SET', KEYS[1], ARGV[4])
+end
+local ttl = redis.call('PTTL', KEYS[1])
+local indexExisted = redis.call('EXISTS', KEYS[2]) == 1
+redis.call('SADD', KEYS[2], ARGV[6])
+if ttl < 0 then
+  redis.call('PERSIST', KEYS[2])
+else
+  local indexTtl = redis.call('PTTL', KEYS[2])
+  if not indexExisted or (indexTtl >= 0 and indexTtl < ttl) then
+    redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+end
+return 1
+`;
+
+/** Deletes every key listed in a namespace index, then the index. KEYS: index. ARGV: value key prefix. */
+export const CLEAR_MEMORY = `
+local members = redis.call('SMEMBERS', KEYS[1])
+local batch = {}
+for _, member in ipairs(members) do
+  batch[#batch + 1] = ARGV[1] .. member
+  if #batch == 500 then
+    redis.call('UNLINK', unpack(batch))
+    batch = {}
+  end
+end
+if #batch > 0 then redis.call('UNLINK', unpack(batch)) end
+redis.call('UNLINK', KEYS[1])
+return #members
+`;

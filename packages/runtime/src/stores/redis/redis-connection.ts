@@ -1,0 +1,167 @@
+import { ConfigurationError, StoreUnavailableError, SwitchboardError } from '@switchboard/core';
+import { Redis, type RedisOptions } from 'ioredis';
+
+/** Where a Redis store gets its connection: an existing ioredis client, a `redis://` URL, or ioredis options. */
+export type RedisSource = Redis | string | RedisOptions;
+
+/** Options shared by the Redis stores. */
+export interface RedisStoreOptions {
+  /** Prepended to every key the store writes (default `switchboard:`). */
+  keyPrefix?: string;
+  /** How long a call waits for Redis before failing with `StoreUnavailableError` (default 2 000 ms). */
+  commandTimeoutMs?: number;
+}
+
+/** The default time a store waits for Redis before failing with `StoreUnavailableError`. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
+
+/**
+ * Creates an ioredis client configured to fail fast during an outage and to
+ * recover by itself: it connects lazily (on the first command, never on
+ * construction), times commands out after `commandTimeoutMs`, never resends a
+ * command whose reply was lost (an append must not happen twice), and keeps
+ * reconnecting every half second at most for as long as Redis is down.
+ *
+ * @example
+ * ```ts
+ * const client = createRedisClient(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+ * ```
+ */
+export function createRedisClient(
+  source: string | RedisOptions,
+  { commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS }: { commandTimeoutMs?: number } = {},
+): Redis {
+  const options: RedisOptions = {
+    lazyConnect: true,
+    connectTimeout: commandTimeoutMs,
+    commandTimeout: commandTimeoutMs,
+    maxRetriesPerRequest: 1,
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (attempt) => Math.min(attempt * 50, 500),
+  };
+  return typeof source === 'string' ? new Redis(source, options) : new Redis({ ...options, ...source });
+}
+
+/** The clients stores created (or were handed by `createRedisStores`), with how many stores still use each. */
+const ownedClients = new WeakMap<Redis, { users: number }>();
+
+/**
+ * @internal Marks a client as owned by `users` stores: the last one to close it quits it.
+ */
+export function shareOwnership(client: Redis, users: number): void {
+  ownedClients.set(client, { users });
+}
+
+/** Redis replies that mean "not serving right now" rather than "your command is wrong". */
+const UNAVAILABLE_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY)\b/;
+
+/**
+ * @internal A store's access to Redis: runs operations with a deadline and
+ * turns connection failures into `StoreUnavailableError`.
+ */
+export class RedisConnection {
+  readonly client: Redis;
+  readonly #timeoutMs: number;
+  readonly #owned: boolean;
+  #lastError: Error | undefined;
+  #closed = false;
+
+  constructor(source: RedisSource, { commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS }: { commandTimeoutMs?: number } = {}) {
+    this.#timeoutMs = commandTimeoutMs;
+    if (source instanceof Redis) {
+      this.client = source;
+    } else {
+      this.client = createRedisClient(source, { commandTimeoutMs });
+      shareOwnership(this.client, 1);
+    }
+    this.#owned = ownedClients.has(this.client);
+    if (this.client.options.keyPrefix) {
+      throw new ConfigurationError({
+        message: `The ioredis client has keyPrefix '${this.client.options.keyPrefix}'; pass the prefix as the store's keyPrefix option instead`,
+      });
+    }
+    if (this.#owned) {
+      // Without a listener ioredis logs every failed reconnect; the store reports outages through its errors instead.
+      this.client.on('error', (error: Error) => {
+        this.#lastError = error;
+      });
+      this.client.on('ready', () => {
+        this.#lastError = undefined;
+      });
+    }
+  }
+
+  /** Where Redis is, for error messages. */
+  get address(): string {
+    const { host, port, path } = this.client.options;
+    return path ?? `${host ?? '127.0.0.1'}:${port ?? 6379}`;
+  }
+
+  /**
+   * Runs `operation` against the client. Fails at once while the client is
+   * reconnecting, and after the command timeout otherwise, with a
+   * `StoreUnavailableError` naming the address and `description`.
+   */
+  async run<T>(description: string, operation: (client: Redis) => Promise<T>): Promise<T> {
+    const { status } = this.client;
+    if (this.#closed || status === 'end') throw this.#unavailable(description, 'the store has been closed');
+    if (status === 'reconnecting' || status === 'close') {
+      throw this.#unavailable(description, `the connection is down (${this.#lastError?.message ?? status})`);
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(this.#unavailable(description, `no answer within ${this.#timeoutMs} ms`)),
+        this.#timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([operation(this.client), deadline]);
+    } catch (error) {
+      throw this.#translate(description, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Throws `StoreUnavailableError` unless Redis answers PING in time. */
+  async ping(): Promise<void> {
+    await this.run('PING', (client) => client.ping());
+  }
+
+  /** Quits the client when the last store using it closes; a client handed in by the caller is left open. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const ownership = ownedClients.get(this.client);
+    if (!ownership) return;
+    ownership.users -= 1;
+    if (ownership.users > 0) return;
+    ownedClients.delete(this.client);
+    if (this.client.status === 'ready') {
+      await Promise.race([this.client.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, this.#timeoutMs))]);
+    }
+    this.client.disconnect();
+  }
+
+  #translate(description: string, error: unknown): unknown {
+    if (!(error instanceof Error) || SwitchboardError.isInstance(error)) return error;
+    if (error.name === 'ReplyError') {
+      return UNAVAILABLE_REPLIES.test(error.message) ? this.#unavailable(description, error.message, error) : error;
+    }
+    const { code } = error as { code?: unknown };
+    if (typeof code === 'string' || isConnectionMessage(error.message)) return this.#unavailable(description, error.message, error);
+    return error;
+  }
+
+  #unavailable(description: string, reason: string, cause?: unknown): StoreUnavailableError {
+    return new StoreUnavailableError({ message: `Redis at ${this.address} is unavailable (${description}): ${reason}`, cause });
+  }
+}
+
+/** ioredis's own connection-failure messages, which carry no error code. */
+function isConnectionMessage(message: string): boolean {
+  return /Connection is closed|Command timed out|Stream isn't writeable|Reached the max retries per request|connect ETIMEDOUT|Socket closed/i.test(
+    message,
+  );
+}

@@ -1,0 +1,37 @@
+/**
+ * Key layout. Ids and namespaces are URI-encoded, so they never contain the
+ * `:`, `{` or `}` that delimit the parts: `a` + `b:c` and `a:b` + `c` cannot
+ * collide. The encoded id sits in a `{hash tag}`, which keeps all keys of one
+ * session (or one memory namespace) in the same cluster slot, so pipelines,
+ * transactions and scripts over them stay valid on Redis Cluster.
+ */
+
+/** The keys of one session. */
+export interface SessionKeys {
+  /** A list of message records, oldest first. */
+  messages: string;
+  /** A list of turn records, oldest first. */
+  turns: string;
+  /** The lease token, with the lease's ttl as the key's expiry. */
+  lease: string;
+}
+
+/** The keys of one session under `prefix`. */
+export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
+  const base = `${prefix}session:{${encodeURIComponent(sessionId)}}`;
+  return { messages: `${base}:messages`, turns: `${base}:turns`, lease: `${base}:lease` };
+}
+
+/** The keys of one memory namespace. */
+export interface MemoryKeys {
+  /** A set of the namespace's keys, so `clear` never scans the keyspace. */
+  index: string;
+  /** What precedes a memory key in its Redis key. */
+  valuePrefix: string;
+}
+
+/** The keys of one memory namespace under `prefix`. */
+export function memoryKeys(prefix: string, namespace: string): MemoryKeys {
+  const index = `${prefix}memory:{${encodeURIComponent(namespace)}}`;
+  return { index, valuePrefix: `${index}:` };
+}

@@ -1,0 +1,1 @@
+export { type ConversationRun, type RunConversationOptions, runConversation } from './testing/conversation-runner.js';

@@ -1,0 +1,196 @@
+import { createRequire } from 'node:module';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ConfigurationError } from '@switchboard/core';
+import { hasGlobalTracerProvider, registerGlobally } from './global-provider.js';
+import { type SwitchboardSpanProcessorOptions, switchboardSpanProcessor } from './langfuse-processor.js';
+
+/** Where spans go when exported over plain OTLP/HTTP. */
+export interface OtlpOptions {
+  /** Base endpoint; `/v1/traces` is appended (default `OTEL_EXPORTER_OTLP_ENDPOINT`). */
+  endpoint?: string;
+  /** Full traces URL, used as is (default `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`). */
+  tracesEndpoint?: string;
+  /** Extra request headers (the exporter also reads `OTEL_EXPORTER_OTLP_HEADERS`). */
+  headers?: Record<string, string>;
+  /**
+   * Wire format (default `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, then
+   * `OTEL_EXPORTER_OTLP_PROTOCOL`, then `http/json`). `http/protobuf` needs
+   * the `@opentelemetry/exporter-trace-otlp-proto` package installed.
+   */
+  protocol?: 'http/json' | 'http/protobuf';
+}
+
+/** Options of {@link setupTracing}; each overrides the matching environment variable. */
+export interface SetupTracingOptions {
+  /** Langfuse export options (keys, URL, flush settings…), or `false` to ignore the `LANGFUSE_*` variables. */
+  langfuse?: SwitchboardSpanProcessorOptions | false;
+  /** Plain OTLP export options, or `false` to ignore the `OTEL_EXPORTER_OTLP_*` variables. */
+  otlp?: OtlpOptions | false;
+  /** More processors to add to the provider (e.g. a console exporter while debugging). */
+  spanProcessors?: SpanProcessor[];
+  /** `service.name` of the exported resource (default `OTEL_SERVICE_NAME`, then `switchboard`). */
+  serviceName?: string;
+  /** Where the variables are read (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Receives a warning when tracing is configured but cannot be enabled (default `console.warn`). */
+  onWarning?: (message: string) => void;
+}
+
+/** What {@link setupTracing} set up: pass it to `new App({ tracing })` so `close()` flushes it. */
+export interface TracingHandle {
+  /** True when Switchboard registered a provider that exports spans. */
+  readonly enabled: boolean;
+  /** Where spans go: `langfuse`, `otlp`, `custom` (from `spanProcessors`). Empty when disabled. */
+  readonly destinations: readonly string[];
+  /** The registered provider, when enabled. */
+  readonly provider?: NodeTracerProvider;
+  /** Exports every finished span now. */
+  forceFlush(): Promise<void>;
+  /** Flushes, shuts the provider down and unregisters it. Idempotent. */
+  shutdown(): Promise<void>;
+}
+
+type ExporterClass = new (config: { url?: string; headers?: Record<string, string> }) => SpanExporter;
+
+function protobufExporterClass(): ExporterClass {
+  try {
+    const module = createRequire(import.meta.url)('@opentelemetry/exporter-trace-otlp-proto') as {
+      OTLPTraceExporter: ExporterClass;
+    };
+    return module.OTLPTraceExporter;
+  } catch (error) {
+    throw new ConfigurationError({
+      message:
+        "OTLP protocol 'http/protobuf' needs the '@opentelemetry/exporter-trace-otlp-proto' package: install it, or set OTEL_EXPORTER_OTLP_PROTOCOL=http/json",
+      cause: error,
+    });
+  }
+}
+
+function langfuseProcessor(
+  options: SwitchboardSpanProcessorOptions,
+  env: Record<string, string | undefined>,
+): SpanProcessor | undefined {
+  const publicKey = options.publicKey ?? env.LANGFUSE_PUBLIC_KEY;
+  const secretKey = options.secretKey ?? env.LANGFUSE_SECRET_KEY;
+  const baseUrl = options.baseUrl ?? env.LANGFUSE_BASE_URL;
+  if (!publicKey && !secretKey) return undefined;
+  if (!publicKey || !secretKey) {
+    const missing = publicKey ? 'LANGFUSE_SECRET_KEY' : 'LANGFUSE_PUBLIC_KEY';
+    throw new ConfigurationError({
+      message: `Langfuse tracing needs both LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY; ${missing} is missing`,
+    });
+  }
+  const processorOptions: SwitchboardSpanProcessorOptions = { ...options, publicKey, secretKey };
+  if (baseUrl) processorOptions.baseUrl = baseUrl.replace(/\/+$/, '');
+  return switchboardSpanProcessor(processorOptions);
+}
+
+function otlpProcessor(
+  options: OtlpOptions,
+  env: Record<string, string | undefined>,
+): SpanProcessor | undefined {
+  const tracesUrl = (endpoint: string | undefined) =>
+    endpoint ? `${endpoint.replace(/\/+$/, '')}/v1/traces` : undefined;
+  const url =
+    options.tracesEndpoint ??
+    tracesUrl(options.endpoint) ??
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  if (!url) return undefined;
+  const protocol =
+    options.protocol ??
+    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
+    'http/json';
+  if (protocol !== 'http/json' && protocol !== 'http/protobuf') {
+    throw new ConfigurationError({
+      message: `Unsupported OTLP protocol '${protocol}': use http/json or http/protobuf (or add your own exporter to your OpenTelemetry SDK)`,
+    });
+  }
+  const Exporter: ExporterClass = protocol === 'http/json' ? OTLPTraceExporter : protobufExporterClass();
+  const config: { url: string; headers?: Record<string, string> } = { url };
+  if (options.headers) config.headers = options.headers;
+  return new BatchSpanProcessor(new Exporter(config));
+}
+
+const disabled = (): TracingHandle => ({
+  enabled: false,
+  destinations: [],
+  forceFlush: async () => {},
+  shutdown: async () => {},
+});
+
+/**
+ * Turns on tracing from the environment: with `LANGFUSE_PUBLIC_KEY` and
+ * `LANGFUSE_SECRET_KEY` (and `LANGFUSE_BASE_URL`, default Langfuse Cloud) it
+ * exports to Langfuse through {@link switchboardSpanProcessor}; with
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` (or `..._TRACES_ENDPOINT`) it exports every
+ * span over OTLP/HTTP; both can be on. Then it registers a `NodeTracerProvider`
+ * (and an AsyncLocalStorage context manager) globally — only when called,
+ * never on import, and only if no other provider is registered. If one is
+ * (your own `NodeSDK`), it warns and leaves it alone: add
+ * `switchboardSpanProcessor()` to that SDK instead.
+ *
+ * Nothing configured → a disabled handle; tracing then costs next to nothing.
+ * Throws `ConfigurationError` for half a Langfuse key pair or an unsupported protocol.
+ *
+ * @example
+ * ```ts
+ * import { setupTracing } from '@switchboard/runtime/otel';
+ * const app = new App({ name: 'support', agents, tracing: setupTracing() });
+ * // app.close() flushes and shuts tracing down
+ * ```
+ */
+export function setupTracing(options: SetupTracingOptions = {}): TracingHandle {
+  const {
+    env = process.env,
+    spanProcessors = [],
+    onWarning = (message: string) => console.warn(message),
+  } = options;
+  const processors: SpanProcessor[] = [];
+  const destinations: string[] = [];
+  const langfuse = options.langfuse === false ? undefined : langfuseProcessor(options.langfuse ?? {}, env);
+  if (langfuse) {
+    processors.push(langfuse);
+    destinations.push('langfuse');
+  }
+  const otlp = options.otlp === false ? undefined : otlpProcessor(options.otlp ?? {}, env);
+  if (otlp) {
+    processors.push(otlp);
+    destinations.push('otlp');
+  }
+  if (spanProcessors.length > 0) {
+    processors.push(...spanProcessors);
+    destinations.push('custom');
+  }
+  if (processors.length === 0) return disabled();
+  if (hasGlobalTracerProvider()) {
+    onWarning(
+      'Switchboard tracing: another OpenTelemetry tracer provider is already registered (e.g. NodeSDK), so setupTracing() did not register its own. ' +
+        "Add switchboardSpanProcessor() from '@switchboard/runtime/otel' to that SDK's spanProcessors to send Switchboard's spans to Langfuse.",
+    );
+    void Promise.allSettled(processors.map((processor) => processor.shutdown()));
+    return disabled();
+  }
+  const serviceName = options.serviceName ?? env.OTEL_SERVICE_NAME ?? 'switchboard';
+  const provider = new NodeTracerProvider({
+    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
+    spanProcessors: processors,
+  });
+  const unregister = registerGlobally(provider);
+  let stopping: Promise<void> | undefined;
+  return {
+    enabled: true,
+    destinations,
+    provider,
+    forceFlush: () => provider.forceFlush(),
+    shutdown: () => {
+      stopping ??= provider.shutdown().finally(unregister);
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { type Attributes, type Span, SpanStatusCode } from '@opentelemetry/api';
+import { RequestContext } from '@switchboard/core';
+
+/**
+ * The span attribute keys Switchboard writes: Langfuse's keys (read by its
+ * OTLP endpoint), GenAI semantic-convention names, and Switchboard's own.
+ * Deliberately no bare `model` key: Langfuse turns any span carrying one
+ * into a generation.
+ */
+export const SpanAttribute = {
+  observationType: 'langfuse.observation.type',
+  observationInput: 'langfuse.observation.input',
+  observationOutput: 'langfuse.observation.output',
+  observationLevel: 'langfuse.observation.level',
+  observationStatusMessage: 'langfuse.observation.status_message',
+  traceName: 'langfuse.trace.name',
+  traceInput: 'langfuse.trace.input',
+  traceOutput: 'langfuse.trace.output',
+  sessionId: 'session.id',
+  userId: 'user.id',
+  genAiOperation: 'gen_ai.operation.name',
+  genAiAgentName: 'gen_ai.agent.name',
+  genAiToolName: 'gen_ai.tool.name',
+  genAiToolCallId: 'gen_ai.tool.call.id',
+  genAiConversationId: 'gen_ai.conversation.id',
+  turnId: 'switchboard.turn.id',
+  turnStatus: 'switchboard.turn.status',
+  orchestrator: 'switchboard.orchestrator',
+  hop: 'switchboard.hop',
+  candidates: 'switchboard.candidates',
+  decisionKind: 'switchboard.decision.kind',
+  decisionAgents: 'switchboard.decision.agents',
+  decisionThought: 'switchboard.decision.thought',
+  decisionReason: 'switchboard.decision.reason',
+  agent: 'switchboard.agent',
+  agentStatus: 'switchboard.agent.status',
+  toolCallId: 'switchboard.tool_call.id',
+} as const;
+
+/** Langfuse observation types (`langfuse.observation.type`). */
+export type ObservationType =
+  | 'span'
+  | 'generation'
+  | 'event'
+  | 'agent'
+  | 'tool'
+  | 'chain'
+  | 'retriever'
+  | 'evaluator'
+  | 'embedding'
+  | 'guardrail';
+
+/**
+ * Serialises a value for `langfuse.observation.input` / `.output`: JSON that
+ * survives cycles, `bigint`s and `Error`s. Returns undefined for `undefined`.
+ */
+export function toJson(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return JSON.stringify(value);
+  const ancestors: object[] = [];
+  try {
+    return JSON.stringify(value, function replace(this: unknown, _key: string, item: unknown) {
+      if (typeof item === 'bigint') return item.toString();
+      if (item instanceof Error) return { name: item.name, message: item.message };
+      if (typeof item !== 'object' || item === null) return item;
+      // `this` is the object holding `item`: drop finished siblings from the path before checking for a cycle.
+      while (ancestors.length > 0 && ancestors[ancestors.length - 1] !== this) ancestors.pop();
+      if (ancestors.includes(item)) return '[Circular]';
+      ancestors.push(item);
+      return item;
+    });
+  } catch {
+    return JSON.stringify(String(value));
+  }
+}
+
+/**
+ * Session and user attributes for a span: Langfuse reads the trace's session
+ * and user from `session.id` / `user.id` on any of its spans and filters
+ * observations by them, so every Switchboard span carries them. Falls back to
+ * the current `RequestContext`.
+ */
+export function sessionAttributes(sessionId?: string, userId?: string): Attributes {
+  const request = sessionId === undefined || userId === undefined ? RequestContext.tryCurrent() : undefined;
+  const session = sessionId ?? request?.sessionId;
+  const user = userId ?? request?.userId;
+  const attributes: Attributes = {};
+  if (session !== undefined) {
+    attributes[SpanAttribute.sessionId] = session;
+    attributes[SpanAttribute.genAiConversationId] = session;
+  }
+  if (user !== undefined) attributes[SpanAttribute.userId] = user;
+  return attributes;
+}
+
+/** Records `error` on `span`: an exception event, ERROR status and Langfuse's ERROR level. */
+export function recordError(span: Span, error: unknown): void {
+  const exception = error instanceof Error ? error : new Error(String(error));
+  span.recordException(exception);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: exception.message });
+  span.setAttributes({
+    [SpanAttribute.observationLevel]: 'ERROR',
+    [SpanAttribute.observationStatusMessage]: exception.message,
+  });
+}

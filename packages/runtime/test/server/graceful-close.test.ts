@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import {
+  buildApp,
+  createApp,
+  echoAgent,
+  hangingAgent,
+  postJson,
+  type RunTiming,
+  sleep,
+  slowAgent,
+} from '../support/app-fixtures.js';
+
+async function waitForRun(runs: readonly RunTiming[]): Promise<void> {
+  for (let waited = 0; runs.length === 0; waited += 2) {
+    if (waited > 2000) throw new Error('the agent never started');
+    await sleep(2);
+  }
+}
+
+/** Resolves to the status of a request, or to `'refused'` when the connection itself fails. */
+async function statusOrRefused(request: Promise<Response>): Promise<number | 'refused'> {
+  try {
+    return (await request).status;
+  } catch {
+    return 'refused';
+  }
+}
+
+describe('graceful close', () => {
+  it('over a real port: the in-flight turn completes with 200, new requests are refused, close resolves', async () => {
+    const slow = slowAgent('slow', 250);
+    const { app, orchestrator } = buildApp({ agents: [slow, echoAgent()] });
+    const server = await app.start(orchestrator, { port: 0 });
+    const inFlight = fetch(
+      `${server.url}/v1/chat`,
+      postJson({ message: 'slow: finish me', sessionId: 'closing' }),
+    );
+    await waitForRun(slow.runs);
+
+    let closed = false;
+    const closing = server.close().then(() => {
+      closed = true;
+    });
+    await sleep(20);
+    expect(closed).toBe(false);
+    const refused = await statusOrRefused(
+      fetch(`${server.url}/v1/chat`, postJson({ message: 'echo: too late' })),
+    );
+    expect(refused === 'refused' || refused === 503).toBe(true);
+
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { reply: string }).reply).toBe('slow done: finish me');
+    // Nothing is left to do: close must not sit out the client's keep-alive connection.
+    const answeredAt = performance.now();
+    await closing;
+    expect(performance.now() - answeredAt).toBeLessThan(1000);
+    expect(closed).toBe(true);
+    expect(await statusOrRefused(fetch(`${server.url}/healthz`))).toBe('refused');
+    // The finished turn was stored before the stores closed.
+    expect((await app.sessions.read('closing')).map((message) => message.role)).toEqual([
+      'user',
+      'tool',
+      'assistant',
+    ]);
+  });
+
+  it('in-process: new chats get 503 shutting_down and /readyz fails while the running turn finishes', async () => {
+    const slow = slowAgent('slow', 200);
+    const { app } = createApp({ agents: [slow, echoAgent()] });
+    const inFlight = app.request('/v1/chat', postJson({ message: 'slow: finish me' }));
+    await waitForRun(slow.runs);
+
+    const closing = app.close();
+    const late = await app.request('/v1/chat', postJson({ message: 'echo: too late' }));
+    expect(late.status).toBe(503);
+    expect(((await late.json()) as { error: { code: string; message: string } }).error).toEqual({
+      code: 'shutting_down',
+      message: 'The server is shutting down',
+    });
+    expect((await app.request('/readyz')).status).toBe(503);
+
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { reply: string }).reply).toBe('slow done: finish me');
+    await closing;
+    // Idempotent.
+    await app.close();
+  });
+
+  it('abandons a turn that outlives closeGraceMs, so close still resolves promptly', async () => {
+    const { app } = createApp({ agents: [hangingAgent('stuck', 60_000)], closeGraceMs: 100 });
+    const inFlight = app.chat({ message: 'stuck: forever' });
+    await sleep(20);
+
+    const startedAt = performance.now();
+    await app.close();
+    expect(performance.now() - startedAt).toBeLessThan(1500);
+    // The abandoned turn still ended with an answer rather than hanging forever.
+    const result = await inFlight;
+    expect(result.reply).toBe("Sorry, the stuck agent failed: Agent 'stuck' failed: The server shut down");
+  });
+});

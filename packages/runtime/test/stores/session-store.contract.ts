@@ -1,0 +1,231 @@
+import { createId, type MessageItem, SessionBusyError } from '@switchboard/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { canAppendAndRead, type SessionStore, type TurnRecord } from '../../src/stores/session-store.js';
+
+/** Builds a store for one test; the suite closes it afterwards. */
+export type SessionStoreFactory = (options: { idleTtlSeconds: number }) => SessionStore | Promise<SessionStore>;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A user message with a readable content. */
+export function userMessage(content: string): MessageItem {
+  return { id: createId('msg'), role: 'user', content, createdAt: new Date().toISOString() };
+}
+
+function toolMessage(content: string): MessageItem {
+  return {
+    id: createId('msg'),
+    role: 'tool',
+    name: 'echo',
+    toolCallId: createId('call'),
+    content,
+    status: 'ok',
+    createdAt: new Date().toISOString(),
+    metadata: { nested: { items: [1, 2] } },
+  };
+}
+
+/** A finished single-hop turn record. */
+export function turnRecord(userMessageId: string): TurnRecord {
+  const now = new Date().toISOString();
+  return {
+    turnId: createId('turn'),
+    userMessageId,
+    status: 'completed',
+    startedAt: now,
+    endedAt: now,
+    steps: [{ hop: 0, kind: 'call', calls: [{ toolCallId: createId('call'), agent: 'echo', reason: 'keyword' }], decidedAt: now, durationMs: 1 }],
+  };
+}
+
+const contents = (messages: readonly MessageItem[]) => messages.map((message) => message.content);
+
+/**
+ * The behaviour every {@link SessionStore} must show, as one suite that runs
+ * against each implementation.
+ */
+export function describeSessionStoreContract(name: string, factory: SessionStoreFactory): void {
+  describe(`SessionStore contract: ${name}`, () => {
+    const opened: SessionStore[] = [];
+    const open = async (idleTtlSeconds = 3600) => {
+      const store = await factory({ idleTtlSeconds });
+      opened.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((store) => store.close?.()));
+    });
+
+    it('keeps messages in append order across calls and returns them oldest first', async () => {
+      const store = await open();
+      await store.append('s1', [userMessage('one'), toolMessage('two')]);
+      await store.append('s1', [userMessage('three')]);
+      const messages = await store.read('s1');
+      expect(contents(messages)).toEqual(['one', 'two', 'three']);
+      expect(messages[1]).toMatchObject({ role: 'tool', name: 'echo', metadata: { nested: { items: [1, 2] } } });
+    });
+
+    it('reads a window of the last messages', async () => {
+      const store = await open();
+      await store.append('s1', ['a', 'b', 'c', 'd', 'e'].map(userMessage));
+      expect(contents(await store.read('s1', { limit: 2 }))).toEqual(['d', 'e']);
+      expect(contents(await store.read('s1', { limit: 50 }))).toEqual(['a', 'b', 'c', 'd', 'e']);
+      expect(await store.read('s1', { limit: 0 })).toEqual([]);
+      expect(await store.read('unknown', { limit: 5 })).toEqual([]);
+    });
+
+    it('appends and reads the window, including the new messages, in one call', async () => {
+      const store = await open();
+      expect(canAppendAndRead(store)).toBe(true);
+      if (!canAppendAndRead(store)) return;
+      await store.append('s1', ['a', 'b', 'c'].map(userMessage));
+      const window = await store.appendAndRead('s1', [userMessage('d')], { limit: 2 });
+      expect(contents(window)).toEqual(['c', 'd']);
+      expect(contents(await store.read('s1'))).toEqual(['a', 'b', 'c', 'd']);
+    });
+
+    it('stores a turn record together with the messages that end the turn', async () => {
+      const store = await open();
+      const question = userMessage('hi');
+      await store.append('s1', [question]);
+      const first = turnRecord(question.id);
+      await store.append('s1', [toolMessage('hello')], { turn: first });
+      const second = { ...turnRecord(question.id), status: 'failed' as const, error: { code: 'x', message: 'boom' } };
+      await store.append('s1', [], { turn: second });
+      expect(await store.listTurns('s1')).toEqual([first, second]);
+      expect(contents(await store.read('s1'))).toEqual(['hi', 'hello']);
+      expect(await store.listTurns('other')).toEqual([]);
+    });
+
+    it('keeps stored history apart from the objects callers hold', async () => {
+      const store = await open();
+      const message = toolMessage('original');
+      await store.append('s1', [message]);
+      message.content = 'changed after append';
+      const [read] = await store.read('s1');
+      if (read?.role !== 'tool') throw new Error('expected the tool message back');
+      read.content = 'changed after read';
+      (read.metadata?.nested as { items: number[] }).items.push(3);
+      expect(await store.read('s1')).toMatchObject([{ content: 'original', metadata: { nested: { items: [1, 2] } } }]);
+    });
+
+    it('tells whether a session exists, deletes it, and keeps sessions apart', async () => {
+      const store = await open();
+      expect(await store.exists('s1')).toBe(false);
+      await store.append('s1', [userMessage('one')], { turn: turnRecord('x') });
+      await store.append('s2', [userMessage('two')]);
+      expect(await store.exists('s1')).toBe(true);
+      expect(await store.delete('s1')).toBe(true);
+      expect(await store.delete('s1')).toBe(false);
+      expect(await store.exists('s1')).toBe(false);
+      expect(await store.read('s1')).toEqual([]);
+      expect(await store.listTurns('s1')).toEqual([]);
+      expect(contents(await store.read('s2'))).toEqual(['two']);
+    });
+
+    it('forgets a session after its idle time, and every write postpones that', async () => {
+      const store = await open(1);
+      await store.append('idle', [userMessage('one')], { turn: turnRecord('x') });
+      await store.append('busy', [userMessage('one')]);
+      await sleep(650);
+      await store.append('busy', [userMessage('two')], { turn: turnRecord('y') });
+      await sleep(550);
+      expect(await store.exists('idle')).toBe(false);
+      expect(await store.read('idle')).toEqual([]);
+      expect(await store.listTurns('idle')).toEqual([]);
+      expect(contents(await store.read('busy'))).toEqual(['one', 'two']);
+      expect(await store.listTurns('busy')).toHaveLength(1);
+    });
+
+    describe('leases', () => {
+      const lease = { ttlMs: 5_000, waitMs: 5_000 };
+
+      it('gives one holder at a time; the next waiter gets the session on release', async () => {
+        const store = await open();
+        const first = await store.acquireLease('s1', lease);
+        let secondAcquired = false;
+        const second = store.acquireLease('s1', lease).then((acquired) => {
+          secondAcquired = true;
+          return acquired;
+        });
+        const otherSession = await store.acquireLease('s2', { ...lease, waitMs: 100 });
+        await sleep(100);
+        expect(secondAcquired).toBe(false);
+        await first.release();
+        const acquired = await second;
+        expect(acquired.token).not.toBe(first.token);
+        await Promise.all([acquired.release(), otherSession.release()]);
+      });
+
+      it('serves waiters in the order they arrived', async () => {
+        const store = await open();
+        const holder = await store.acquireLease('s1', lease);
+        const order: string[] = [];
+        const waiters = ['w1', 'w2', 'w3'].map(async (waiter, index) => {
+          await sleep(index * 20);
+          const acquired = await store.acquireLease('s1', lease);
+          order.push(waiter);
+          await acquired.release();
+        });
+        await sleep(100);
+        await holder.release();
+        await Promise.all(waiters);
+        expect(order).toEqual(['w1', 'w2', 'w3']);
+      });
+
+      it('fails with SessionBusyError once waitMs has passed', async () => {
+        const store = await open();
+        const holder = await store.acquireLease('s1', lease);
+        const startedAt = Date.now();
+        const error = await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 200 }).catch((caught: unknown) => caught);
+        const waited = Date.now() - startedAt;
+        expect(SessionBusyError.isInstance(error)).toBe(true);
+        expect((error as Error).message).toContain("Session 's1' is busy");
+        expect(waited).toBeGreaterThanOrEqual(180);
+        expect(waited).toBeLessThan(2_000);
+        await holder.release();
+        await (await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 0 })).release();
+      });
+
+      it('lets a waiter take over an expired lease; the old holder can neither renew nor release it', async () => {
+        const store = await open();
+        const crashed = await store.acquireLease('s1', { ttlMs: 300, waitMs: 0 });
+        const startedAt = Date.now();
+        const next = await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 3_000 });
+        expect(Date.now() - startedAt).toBeGreaterThanOrEqual(250);
+        expect(await crashed.renew()).toBe(false);
+        await crashed.release();
+        await expect(store.acquireLease('s1', { ttlMs: 5_000, waitMs: 100 })).rejects.toMatchObject({ code: 'session_busy' });
+        await next.release();
+        await next.release();
+        await (await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 0 })).release();
+      });
+
+      it('keeps a renewed lease past its original ttl', async () => {
+        const store = await open();
+        const holder = await store.acquireLease('s1', { ttlMs: 400, waitMs: 0 });
+        const renewals = setInterval(() => void holder.renew(), 100);
+        try {
+          await expect(store.acquireLease('s1', { ttlMs: 400, waitMs: 800 })).rejects.toMatchObject({ code: 'session_busy' });
+          expect(await holder.renew()).toBe(true);
+        } finally {
+          clearInterval(renewals);
+        }
+        await holder.release();
+        expect(await holder.renew()).toBe(false);
+      });
+
+      it('stops waiting when the signal aborts, without taking the lease later', async () => {
+        const store = await open();
+        const holder = await store.acquireLease('s1', lease);
+        const controller = new AbortController();
+        const waiting = store.acquireLease('s1', { ...lease, signal: controller.signal });
+        setTimeout(() => controller.abort(new Error('client went away')), 50);
+        await expect(waiting).rejects.toThrow('client went away');
+        await holder.release();
+        const next = await store.acquireLease('s1', { ...lease, waitMs: 0 });
+        await next.release();
+      });
+    });
+  });
+}
