@@ -32,9 +32,16 @@ function percentile(sorted: Float64Array, p: number): number {
  * Sends POST requests over keep-alive connections to a loopback URL for a
  * bounded time and count, and measures throughput and latency.
  */
-export async function runLoad({ url, concurrency, seconds, maxRequests, body }: LoadOptions): Promise<LoadResult> {
+export async function runLoad({
+  url,
+  concurrency,
+  seconds,
+  maxRequests,
+  body,
+}: LoadOptions): Promise<LoadResult> {
   const target = new URL(url);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname)) throw new Error(`load tests target loopback only, not ${target.hostname}`);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname))
+    throw new Error(`load tests target loopback only, not ${target.hostname}`);
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies = new Float64Array(maxRequests);
   let sent = 0;

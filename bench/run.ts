@@ -5,7 +5,7 @@
 //   BENCH_VARIANTS  comma list of: hono, memory, redis, traced (default all that can run)
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { runLoad, type LoadResult } from './load.js';
+import { type LoadResult, runLoad } from './load.js';
 
 interface Variant {
   name: string;
@@ -25,7 +25,9 @@ const wanted = (process.env.BENCH_VARIANTS ?? VARIANTS.map((v) => v.name).join('
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number; roundTrips?: number };
 
-async function measure(variant: Variant): Promise<LoadResult & { cpuMicrosPerRequest: number; rssMb: number; roundTripsPerTurn?: number }> {
+async function measure(
+  variant: Variant,
+): Promise<LoadResult & { cpuMicrosPerRequest: number; rssMb: number; roundTripsPerTurn?: number }> {
   const child = fork(fileURLToPath(new URL(variant.script, import.meta.url)), {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, ...variant.env, NODE_ENV: 'production' },
@@ -33,7 +35,9 @@ async function measure(variant: Variant): Promise<LoadResult & { cpuMicrosPerReq
   });
   try {
     const url = await new Promise<string>((resolve, reject) => {
-      child.once('message', (message: { ready?: string }) => (message.ready ? resolve(message.ready) : reject(new Error('bad message'))));
+      child.once('message', (message: { ready?: string }) =>
+        message.ready ? resolve(message.ready) : reject(new Error('bad message')),
+      );
       child.once('exit', (code) => reject(new Error(`${variant.name} server exited with code ${code}`)));
     });
     const probe = () =>
@@ -41,15 +45,29 @@ async function measure(variant: Variant): Promise<LoadResult & { cpuMicrosPerReq
         child.once('message', (message: CpuReport) => resolve(message));
         child.send('cpu');
       });
-    const body = (index: number) => JSON.stringify({ message: `echo request ${index}`, sessionId: `bench-${index % 256}` });
+    const body = (index: number) =>
+      JSON.stringify({ message: `echo request ${index}`, sessionId: `bench-${index % 256}` });
     await runLoad({ url: `${url}/v1/chat`, concurrency, seconds: 1, maxRequests: 200_000, body });
     const before = await probe();
-    const result = await runLoad({ url: `${url}/v1/chat`, concurrency, seconds, maxRequests: 2_000_000, body });
+    const result = await runLoad({
+      url: `${url}/v1/chat`,
+      concurrency,
+      seconds,
+      maxRequests: 2_000_000,
+      body,
+    });
     const after = await probe();
     const cpuMicros = after.cpu.user - before.cpu.user + (after.cpu.system - before.cpu.system);
     const roundTripsPerTurn =
-      after.roundTrips !== undefined && before.roundTrips !== undefined ? (after.roundTrips - before.roundTrips) / result.requests : undefined;
-    return { ...result, cpuMicrosPerRequest: cpuMicros / result.requests, rssMb: after.memory / 1e6, roundTripsPerTurn };
+      after.roundTrips !== undefined && before.roundTrips !== undefined
+        ? (after.roundTrips - before.roundTrips) / result.requests
+        : undefined;
+    return {
+      ...result,
+      cpuMicrosPerRequest: cpuMicros / result.requests,
+      rssMb: after.memory / 1e6,
+      roundTripsPerTurn,
+    };
   } finally {
     child.kill('SIGTERM');
   }
@@ -64,7 +82,8 @@ for (const variant of VARIANTS.filter((v) => wanted.includes(v.name))) {
   }
 }
 
-const fmt = (n: number | undefined, digits = 1) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits));
+const fmt = (n: number | undefined, digits = 1) =>
+  n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
 console.log(`\nPOST /v1/chat, ${concurrency} connections, ${seconds}s per variant (loopback)\n`);
 console.log('variant   req/s     p50 ms  p99 ms  cpu µs/req  rss MB  errors  redis RT/turn');
 for (const [name, r] of results) {

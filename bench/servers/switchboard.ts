@@ -13,7 +13,12 @@ const echo = defineAgent({
   keywords: ['echo'],
   run: (message) => message,
 });
-const other = defineAgent({ name: 'other', description: 'Never chosen here', keywords: ['other'], run: () => 'other' });
+const other = defineAgent({
+  name: 'other',
+  description: 'Never chosen here',
+  keywords: ['other'],
+  run: () => 'other',
+});
 
 const tracing = await benchTracing();
 const stores = await benchStores();

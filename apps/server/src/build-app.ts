@@ -34,7 +34,10 @@ function createOrchestrator(config: ServerConfig, agents: readonly Agent[]): Orc
 }
 
 /** Builds the demo app from configuration: agents, orchestrator, stores. */
-export function buildServerApp(config: ServerConfig, { agents: agentOptions, storeName = 'in-memory', ...stores }: BuildOptions = {}): ServerApp {
+export function buildServerApp(
+  config: ServerConfig,
+  { agents: agentOptions, storeName = 'in-memory', ...stores }: BuildOptions = {},
+): ServerApp {
   const agents = createDemoAgents(agentOptions);
   const orchestrator = createOrchestrator(config, agents);
   const app = new App({

@@ -5,7 +5,9 @@ const ORCHESTRATORS = ['keyword', 'round-robin', 'task', 'llm'] as const;
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
-  ORCHESTRATOR: z.enum(ORCHESTRATORS, { error: `ORCHESTRATOR must be one of ${ORCHESTRATORS.join(', ')}` }).default('keyword'),
+  ORCHESTRATOR: z
+    .enum(ORCHESTRATORS, { error: `ORCHESTRATOR must be one of ${ORCHESTRATORS.join(', ')}` })
+    .default('keyword'),
   REDIS_URL: z.string().url().optional(),
   REDIS_KEY_PREFIX: z.string().default('switchboard:'),
   OPENAI_API_KEY: z.string().min(1).optional(),
@@ -25,7 +27,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n  ');
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      .join('\n  ');
     throw new Error(`Invalid configuration:\n  ${problems}`);
   }
   if (parsed.data.ORCHESTRATOR === 'llm' && !parsed.data.OPENAI_API_KEY) {

@@ -12,7 +12,9 @@ try {
 const { app, orchestrator, description } = buildServerApp(config);
 const server = await app.start(orchestrator, { port: config.PORT, host: config.HOST });
 console.log(`Switchboard listening on ${server.url} (${description})`);
-console.log(`Try: curl -s ${server.url}/v1/chat -H 'content-type: application/json' -d '{"message":"what is 2 + 3 * 4?"}'`);
+console.log(
+  `Try: curl -s ${server.url}/v1/chat -H 'content-type: application/json' -d '{"message":"what is 2 + 3 * 4?"}'`,
+);
 
 const shutdown = (signal: string) => {
   console.log(`${signal} received: finishing running turns…`);

@@ -7,7 +7,10 @@ describe('custom orchestrator example over HTTP', () => {
   let server: ServerHandle;
 
   beforeAll(async () => {
-    server = await new App({ name: 'custom-orchestrator', agents: [greeter, reverser] }).start(KeywordRouter, { port: 0 });
+    server = await new App({ name: 'custom-orchestrator', agents: [greeter, reverser] }).start(
+      KeywordRouter,
+      { port: 0 },
+    );
   });
   afterAll(() => server.close());
 
@@ -31,7 +34,9 @@ describe('custom orchestrator example over HTTP', () => {
     const first = await chat({ message: 'hello there' });
     expect(first.body.reply).toBe('Hello! Nice to meet you.');
     await chat({ message: 'what can you do?', sessionId: first.body.sessionId });
-    const history = (await fetch(`${server.url}/v1/sessions/${first.body.sessionId}`).then((r) => r.json())) as {
+    const history = (await fetch(`${server.url}/v1/sessions/${first.body.sessionId}`).then((r) =>
+      r.json(),
+    )) as {
       messages: Array<{ role: string; content: string }>;
     };
     expect(history.messages.map((m) => m.role)).toEqual(['user', 'tool', 'assistant', 'user', 'assistant']);

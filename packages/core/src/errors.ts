@@ -1,5 +1,15 @@
 const MARKER = Symbol.for('switchboard.error');
 
+/** A readable description of any thrown value, without ever throwing itself. */
+export function describeError(cause: unknown): string {
+  if (cause instanceof Error) return cause.message;
+  try {
+    return String(cause);
+  } catch {
+    return Object.prototype.toString.call(cause);
+  }
+}
+
 /** Whether an error is the caller's fault (bad input, unknown session) or the system's. */
 export type ErrorKind = 'user' | 'system';
 
@@ -46,7 +56,9 @@ export abstract class SwitchboardError extends Error {
   static isInstance(value: unknown): boolean {
     if (typeof value !== 'object' || value === null) return false;
     const names = (value as { [MARKER]?: unknown })[MARKER];
-    return Array.isArray(names) && names.includes(this.name);
+    // `this` is the class it is called on; a detached call checks against the base class.
+    const name = typeof this === 'function' ? this.name : 'SwitchboardError';
+    return Array.isArray(names) && names.includes(name);
   }
 }
 
@@ -64,7 +76,11 @@ export abstract class SystemError extends SwitchboardError {
 export class ValidationError extends UserError {
   readonly code = 'validation_error';
   readonly issues: readonly string[];
-  constructor({ message = 'Invalid input', issues = [], cause }: { message?: string; issues?: readonly string[]; cause?: unknown }) {
+  constructor({
+    message = 'Invalid input',
+    issues = [],
+    cause,
+  }: { message?: string; issues?: readonly string[]; cause?: unknown }) {
     super({ message: issues.length ? `${message}: ${issues.join('; ')}` : message, cause });
     this.issues = issues;
   }
@@ -120,8 +136,7 @@ export class InvalidDecisionError extends SystemError {
 export class OrchestratorError extends SystemError {
   readonly code = 'orchestrator_error';
   constructor({ orchestrator, cause }: { orchestrator: string; cause: unknown }) {
-    const detail = cause instanceof Error ? cause.message : String(cause);
-    super({ message: `Orchestrator '${orchestrator}' failed: ${detail}`, cause });
+    super({ message: `Orchestrator '${orchestrator}' failed: ${describeError(cause)}`, cause });
   }
 }
 
@@ -138,8 +153,7 @@ export class AgentError extends SystemError {
   readonly code: string = 'agent_error';
   readonly agent: string;
   constructor({ agent, message, cause }: { agent: string; message?: string; cause?: unknown }) {
-    const detail = message ?? (cause instanceof Error ? cause.message : String(cause));
-    super({ message: `Agent '${agent}' failed: ${detail}`, cause });
+    super({ message: `Agent '${agent}' failed: ${message ?? describeError(cause)}`, cause });
     this.agent = agent;
   }
 }
@@ -157,7 +171,10 @@ export class AgentTimeoutError extends AgentError {
 /** A store (Redis, …) could not be reached or did not answer in time. */
 export class StoreUnavailableError extends SystemError {
   readonly code = 'store_unavailable';
-  constructor({ message = 'The session store is unavailable', cause }: { message?: string; cause?: unknown }) {
+  constructor({
+    message = 'The session store is unavailable',
+    cause,
+  }: { message?: string; cause?: unknown }) {
     super({ message, cause });
   }
 }

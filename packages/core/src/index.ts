@@ -12,6 +12,7 @@ export {
   ConfigurationError,
   ContextMissingError,
   CorruptRecordError,
+  describeError,
   type ErrorKind,
   InvalidDecisionError,
   MaxHopsExceededError,

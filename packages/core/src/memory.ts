@@ -35,5 +35,10 @@ export interface Memory {
    * when the key is absent); concurrent updates never lose a write. `fn` may be
    * called more than once, so keep it pure.
    */
-  updateContent<T>(key: string, fn: (current: T) => T, defaultValue: T, options?: SetContentOptions): Promise<MemoryResult<T>>;
+  updateContent<T>(
+    key: string,
+    fn: (current: T) => T,
+    defaultValue: T,
+    options?: SetContentOptions,
+  ): Promise<MemoryResult<T>>;
 }

@@ -85,9 +85,10 @@ export abstract class AbstractOrchestrator implements Orchestrator {
       decision = await this.handleMessage(conversation);
     } catch (error) {
       return {
-        error: SwitchboardError.isInstance(error)
-          ? (error as Error)
-          : new OrchestratorError({ orchestrator: this.name, cause: error }),
+        error:
+          SwitchboardError.isInstance(error) && error instanceof Error
+            ? error
+            : new OrchestratorError({ orchestrator: this.name, cause: error }),
       };
     }
     return validateDecision(decision, conversation.agents);
@@ -102,7 +103,9 @@ function validateAgents(agents: readonly AgentMeta[], orchestrator: string): rea
   for (const agent of agents) {
     const parsed = AgentMetaSchema.safeParse(agent);
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'agent'}: ${issue.message}`);
+      const detail = parsed.error.issues.map(
+        (issue) => `${issue.path.join('.') || 'agent'}: ${issue.message}`,
+      );
       throw new ConfigurationError({
         message: `Orchestrator '${orchestrator}' has an invalid agent '${String(agent?.name)}': ${detail.join('; ')}`,
       });
@@ -150,6 +153,15 @@ function checkCall(value: unknown, agents: readonly AgentMeta[]): ErrorMessage |
  * Returns the decision unchanged when it is valid, an `ErrorMessage` otherwise.
  */
 export function validateDecision(decision: unknown, agents: readonly AgentMeta[]): Decision {
+  try {
+    return checkDecision(decision, agents);
+  } catch (error) {
+    // A hostile result (a throwing getter, a Proxy) must not make decide() reject.
+    return { error: new InvalidDecisionError({ message: 'the result could not be read', cause: error }) };
+  }
+}
+
+function checkDecision(decision: unknown, agents: readonly AgentMeta[]): Decision {
   if (isErrorMessage(decision)) return decision;
   if (Array.isArray(decision)) {
     if (decision.length === 0) return invalid('an empty array of tool calls');

@@ -61,19 +61,14 @@ describe('decide() never rejects', () => {
     expect(error).toBeInstanceOf(Error);
   });
 
-  // Known bug (see the core test report): OrchestratorError builds its message
-  // with String(cause), which throws for a value without a usable toString, so
-  // decide() rejects. Remove `.fails` once errors.ts converts the cause safely.
-  it.fails('resolves to an ErrorMessage when handleMessage throws an object with a null prototype', async () => {
+  it('resolves to an ErrorMessage when handleMessage throws an object with a null prototype', async () => {
     const decision = await decideWith(() => {
       throw Object.create(null);
     });
     expect(OrchestratorError.isInstance(expectError(decision))).toBe(true);
   });
 
-  // Known bug: validateDecision runs outside decide()'s try/catch, so a result
-  // whose `error` getter throws makes decide() reject. Remove `.fails` once fixed.
-  it.fails('resolves to an ErrorMessage when reading the result throws', async () => {
+  it('resolves to an ErrorMessage when reading the result throws', async () => {
     const decision = await decideWith(() => ({
       get error(): Error {
         throw new Error('getter exploded');
@@ -82,10 +77,7 @@ describe('decide() never rejects', () => {
     expect(InvalidDecisionError.isInstance(expectError(decision))).toBe(true);
   });
 
-  // Known bug: a thrown non-Error that carries the Symbol.for marker is passed
-  // through as `error`, so the result is not an ErrorMessage at all
-  // (isErrorMessage() is false). Remove `.fails` once decide() requires an Error.
-  it.fails('never passes through a thrown marker-carrying object that is not an Error', async () => {
+  it('never passes through a thrown marker-carrying object that is not an Error', async () => {
     const decision = await decideWith(() => {
       throw { [Symbol.for('switchboard.error')]: ['ValidationError', 'UserError', 'SwitchboardError'] };
     });

@@ -54,6 +54,7 @@ const RUNTIME_EXPORTS = [
   'ValidationError',
   'createId',
   'currentUserMessage',
+  'describeError',
   'isErrorMessage',
   'isRouteToUser',
   'lastMessage',
@@ -148,7 +149,7 @@ describe('@switchboard/core public API', () => {
 
   it('exports error classes that all share the Switchboard base', () => {
     const errorClasses = Object.entries(core)
-      .filter(([name]) => name.endsWith('Error'))
+      .filter(([name]) => /^[A-Z]\w*Error$/.test(name))
       .map(([, value]) => value);
     expect(errorClasses).toHaveLength(16);
     const notErrors = errorClasses.filter(

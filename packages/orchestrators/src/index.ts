@@ -7,11 +7,11 @@ export {
   type MatchTarget,
 } from './keyword-matcher.js';
 export { KeywordOrchestrator, type KeywordOrchestratorOptions } from './keyword-orchestrator.js';
+export type { ChatClient, LlmClientOptions } from './llm-client.js';
+export { LLMOrchestrator, type LLMOrchestratorOptions, type LlmRouterFallback } from './llm-orchestrator.js';
+export { type LlmTaskClassifierOptions, llmTaskClassifier, NO_TASK } from './llm-task-classifier.js';
 export { RoundRobinOrchestrator, type RoundRobinOrchestratorOptions } from './round-robin-orchestrator.js';
 export { RoutingOrchestrator } from './routing-orchestrator.js';
 export type { TaskClassifier, TaskDescription } from './task-classifier.js';
 export { type TaskDefinition, TaskOrchestrator, type TaskOrchestratorOptions } from './task-orchestrator.js';
 export { stem, tokenize, words } from './word-stems.js';
-export type { ChatClient, LlmClientOptions } from './llm-client.js';
-export { LLMOrchestrator, type LLMOrchestratorOptions, type LlmRouterFallback } from './llm-orchestrator.js';
-export { type LlmTaskClassifierOptions, llmTaskClassifier, NO_TASK } from './llm-task-classifier.js';

@@ -152,11 +152,13 @@ export class LLMOrchestrator extends AbstractOrchestrator {
   protected async handleMessage(conversation: Conversation): Promise<Decision> {
     const span = trace.getActiveSpan();
     const route = this.#routes.get(conversation.agents, (agent) => agent.name);
-    span?.setAttribute('switchboard.route.candidates', [...route.names]);
+    if (span?.isRecording()) span.setAttribute('switchboard.route.candidates', [...route.names]);
+    // Outside the try: a missing `openai` package is a configuration error, not a case for the fallback.
+    const client = await this.#client();
     let answer: StructuredAnswer<RouteAnswer>;
     try {
       answer = await askForStructuredAnswer({
-        client: await this.#client(),
+        client,
         model: this.model,
         temperature: this.#temperature,
         messages: this.routingMessages(conversation, route.system),

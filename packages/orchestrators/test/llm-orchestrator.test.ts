@@ -5,14 +5,10 @@ import {
   OrchestratorError,
   ROUTE_TO_USER,
 } from '@switchboard/core';
+import type { ScriptEntry } from '@switchboard/runtime/testing';
+import { createScriptedModelServer, type ScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-// TODO(lead): import from '@switchboard/runtime/testing' once its barrel exports the scripted server.
-import {
-  createScriptedModelServer,
-  type ScriptedModelServer,
-} from '../../runtime/src/testing/scripted-model-server.js';
-import type { ScriptEntry } from '../../runtime/src/testing/scripted-script.js';
 import { LLMOrchestrator, type LLMOrchestratorOptions } from '../src/llm-orchestrator.js';
 import { RecordingTracer } from './llm-recording-tracer.js';
 import { TestSession } from './support/turn-driver.js';

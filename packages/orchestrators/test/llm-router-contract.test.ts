@@ -1,9 +1,8 @@
 import { type AgentMeta, ROUTE_TO_USER } from '@switchboard/core';
+import type { RecordedRequest, ScriptedReply } from '@switchboard/runtime/testing';
+import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { expect } from 'vitest';
-// TODO(lead): import from '@switchboard/runtime/testing' once its barrel exports the scripted server.
-import { createScriptedModelServer } from '../../runtime/src/testing/scripted-model-server.js';
-import type { RecordedRequest, ScriptedReply } from '../../runtime/src/testing/scripted-script.js';
 import { LLMOrchestrator } from '../src/llm-orchestrator.js';
 import { type ContractScenario, describeRouterContract, type RoutingExample } from './router-contract.js';
 
@@ -50,17 +49,30 @@ function routingModel(request: RecordedRequest): ScriptedReply {
   const last = String((retried ? messages.at(-3) : messages.at(-1))?.content ?? '');
   const allowed = allowedAgents(request);
   const replied = /^\[Agent "([^"]+)" replied\]\n([\s\S]*)$/.exec(last);
-  if (replied) return decision(ROUTE_TO_USER, `Here is what I found: ${replied[2]}`, `${replied[1]} answered`);
+  if (replied)
+    return decision(ROUTE_TO_USER, `Here is what I found: ${replied[2]}`, `${replied[1]} answered`);
   const failed = /^\[Agent "([^"]+)" failed/.exec(last);
-  if (failed) return decision(ROUTE_TO_USER, `Sorry, the ${failed[1]} agent could not answer right now.`, 'agent failed');
+  if (failed)
+    return decision(
+      ROUTE_TO_USER,
+      `Sorry, the ${failed[1]} agent could not answer right now.`,
+      'agent failed',
+    );
   const topic = Object.keys(topics).find((agent) => topics[agent]?.test(last));
-  if (topic && (allowed.includes(topic) || !retried)) return decision(topic, last, `the message is about ${topic}`);
+  if (topic && (allowed.includes(topic) || !retried))
+    return decision(topic, last, `the message is about ${topic}`);
   const offer = allowed.filter((name) => name !== ROUTE_TO_USER).join(', ');
-  return decision(ROUTE_TO_USER, `I'm not sure what you need. I can help through: ${offer}.`, 'no agent fits');
+  return decision(
+    ROUTE_TO_USER,
+    `I'm not sure what you need. I can help through: ${offer}.`,
+    'no agent fits',
+  );
 }
 
 describeRouterContract('LLMOrchestrator (scripted model)', async ({ test }: ContractScenario) => {
-  const server = await createScriptedModelServer({ script: Array.from({ length: MODEL_CALLS }, () => routingModel) });
+  const server = await createScriptedModelServer({
+    script: Array.from({ length: MODEL_CALLS }, () => routingModel),
+  });
   const client = new OpenAI({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
   return {
     orchestrator: new LLMOrchestrator({ agents, model: 'router-model', client }),

@@ -1,9 +1,8 @@
 import { type AgentMeta, ROUTE_TO_USER } from '@switchboard/core';
+import type { ScriptEntry } from '@switchboard/runtime/testing';
+import { createScriptedModelServer, type ScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-// TODO(lead): import from '@switchboard/runtime/testing' once its barrel exports the scripted server.
-import { createScriptedModelServer, type ScriptedModelServer } from '../../runtime/src/testing/scripted-model-server.js';
-import type { ScriptEntry } from '../../runtime/src/testing/scripted-script.js';
 import { llmTaskClassifier, NO_TASK } from '../src/llm-task-classifier.js';
 import { TaskOrchestrator, type TaskOrchestratorOptions } from '../src/task-orchestrator.js';
 import { RecordingTracer } from './llm-recording-tracer.js';
@@ -64,12 +63,17 @@ describe('llmTaskClassifier', () => {
 
   it('answers "no task" with the fallback agent, and offers only the tasks of candidate agents', async () => {
     const { server, orchestrator } = await taskRouter([pick(NO_TASK)], { fallbackAgent: 'help' });
-    const outcome = await new TestSession({ orchestrator }).send('tell me a joke', { candidates: ['clock', 'help'] });
+    const outcome = await new TestSession({ orchestrator }).send('tell me a joke', {
+      candidates: ['clock', 'help'],
+    });
 
     expect(outcome.agentCalls[0]?.toolName).toBe('help');
     const format = server.requests[0]?.body.response_format;
     const schema = format?.type === 'json_schema' ? format.json_schema.schema : undefined;
-    expect((schema?.properties as { task?: { enum: string[] } } | undefined)?.task?.enum).toEqual(['time-query', NO_TASK]);
+    expect((schema?.properties as { task?: { enum: string[] } } | undefined)?.task?.enum).toEqual([
+      'time-query',
+      NO_TASK,
+    ]);
   });
 
   it('retries an invalid answer with feedback, then treats a second failure as no task', async () => {

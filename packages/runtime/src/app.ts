@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { serve } from '@hono/node-server';
 import {
   type AgentMeta,
@@ -73,7 +74,11 @@ export interface ChatInput {
   onEvent?: (event: TurnEvent) => void;
 }
 
-function isOrchestratorClass(input: OrchestratorInput): input is new (options: OrchestratorOptions) => Orchestrator {
+function isOrchestratorClass(
+  input: OrchestratorInput,
+): input is new (
+  options: OrchestratorOptions,
+) => Orchestrator {
   return typeof input === 'function';
 }
 
@@ -108,10 +113,14 @@ export class App {
     const byName = new Map<string, Agent>();
     for (const agent of agents) {
       if (byName.has(agent.name)) {
-        throw new ConfigurationError({ message: `Two agents are named '${agent.name}'; agent names must be unique` });
+        throw new ConfigurationError({
+          message: `Two agents are named '${agent.name}'; agent names must be unique`,
+        });
       }
       byName.set(agent.name, agent);
     }
+    // Every running turn, agent call and lease waiter listens to this one signal.
+    setMaxListeners(0, this.#shutdown.signal);
     this.name = name;
     this.agents = agents;
     this.#agentsByName = byName;
@@ -136,11 +145,14 @@ export class App {
    * Fails at once when the orchestrator knows an agent the app does not host.
    */
   mount(orchestrator: OrchestratorInput): this {
-    if (this.#orchestrator) throw new ConfigurationError({ message: `App '${this.name}' already has an orchestrator` });
+    if (this.#orchestrator)
+      throw new ConfigurationError({ message: `App '${this.name}' already has an orchestrator` });
     const instance = isOrchestratorClass(orchestrator)
       ? new orchestrator({ name: this.name, agents: this.agentMetas })
       : orchestrator;
-    const unknown = instance.agents.filter((agent) => !this.#agentsByName.has(agent.name)).map((agent) => agent.name);
+    const unknown = instance.agents
+      .filter((agent) => !this.#agentsByName.has(agent.name))
+      .map((agent) => agent.name);
     if (unknown.length > 0) {
       throw new ConfigurationError({
         message: `Orchestrator '${instance.name}' routes to agents the app does not host: ${unknown.join(', ')}; hosted agents: ${[...this.#agentsByName.keys()].join(', ')}`,
@@ -170,7 +182,10 @@ export class App {
 
   /** Handles a fetch `Request` with the HTTP API (requires {@link App.mount} or {@link App.start}). */
   fetch = (request: Request): Response | Promise<Response> => {
-    if (!this.#routes) throw new ConfigurationError({ message: `App '${this.name}' has no orchestrator: call mount() or start() first` });
+    if (!this.#routes)
+      throw new ConfigurationError({
+        message: `App '${this.name}' has no orchestrator: call mount() or start() first`,
+      });
     return this.#routes.fetch(request);
   };
 
@@ -181,7 +196,8 @@ export class App {
 
   /** Runs one turn in-process, without HTTP. */
   async chat({ sessionId = createId('ses'), message, ...rest }: ChatInput): Promise<TurnResult> {
-    if (typeof message !== 'string' || message.length === 0) throw new ValidationError({ message: 'message must be a non-empty string' });
+    if (typeof message !== 'string' || message.length === 0)
+      throw new ValidationError({ message: 'message must be a non-empty string' });
     return this.#run({ sessionId, message, ...rest });
   }
 
@@ -199,19 +215,31 @@ export class App {
   }
 
   /** Mounts the orchestrator and listens for HTTP requests. */
-  async start(orchestrator: OrchestratorInput, { port = 3000, host = '127.0.0.1' }: StartOptions = {}): Promise<ServerHandle> {
+  async start(
+    orchestrator: OrchestratorInput,
+    { port = 3000, host = '127.0.0.1' }: StartOptions = {},
+  ): Promise<ServerHandle> {
     this.mount(orchestrator);
-    const { server, address } = await new Promise<{ server: ReturnType<typeof serve>; address: { port: number } }>(
-      (resolve, reject) => {
-        const server = serve({ fetch: this.fetch, port, hostname: host }, (info) => resolve({ server, address: info }));
-        server.once('error', reject);
-      },
-    );
+    const { server, address } = await new Promise<{
+      server: ReturnType<typeof serve>;
+      address: { port: number };
+    }>((resolve, reject) => {
+      const server = serve({ fetch: this.fetch, port, hostname: host }, (info) =>
+        resolve({ server, address: info }),
+      );
+      server.once('error', reject);
+    });
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const stopListening = () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        const closeIdle = () => (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        // Keep-alive connections become idle only once their last response is sent.
+        const sweep = setInterval(closeIdle, 50);
+        server.close(() => {
+          clearInterval(sweep);
+          resolve();
+        });
+        closeIdle();
       });
     return {
       url: `http://${urlHost}:${address.port}`,
@@ -232,13 +260,20 @@ export class App {
       await Promise.allSettled([...this.#inFlight]);
       clearTimeout(grace);
       await listening;
-      await Promise.allSettled([this.sessions.close?.(), this.memory.close?.(), this.#options.tracing?.shutdown()]);
+      await Promise.allSettled([
+        this.sessions.close?.(),
+        this.memory.close?.(),
+        this.#options.tracing?.shutdown(),
+      ]);
     })();
     return this.#closing;
   }
 
   async #run(request: TurnRequest): Promise<TurnResult> {
-    if (!this.#engine) throw new ConfigurationError({ message: `App '${this.name}' has no orchestrator: call mount() or start() first` });
+    if (!this.#engine)
+      throw new ConfigurationError({
+        message: `App '${this.name}' has no orchestrator: call mount() or start() first`,
+      });
     const turn = this.#engine.run(request);
     this.#inFlight.add(turn);
     try {

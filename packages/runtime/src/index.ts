@@ -1,4 +1,16 @@
-export { type Agent, type AgentContext, type AgentDefinition, type AgentReply, type AgentReplyWithMetadata, agentMeta, defineAgent } from './agents/agent.js';
+export {
+  type Agent,
+  type AgentContext,
+  type AgentDefinition,
+  type AgentReply,
+  type AgentReplyWithMetadata,
+  agentMeta,
+  defineAgent,
+} from './agents/agent.js';
+export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm-agent.js';
+export type { ChatClient, LlmClientOptions } from './agents/llm-client.js';
+export { type LlmTool, type LlmToolContext, type LlmToolDefinition, llmTool } from './agents/llm-tool.js';
+export type { TokenUsage } from './agents/llm-tracing.js';
 export {
   App,
   type AppOptions,
@@ -12,4 +24,11 @@ export type { TurnEvent, TurnEventType } from './engine/events.js';
 export type { TurnOptions, TurnRequest, TurnResult } from './engine/turn-engine.js';
 export type { ServerLimits } from './server/routes.js';
 export * from './stores/index.js';
+export {
+  OBSERVE_TRACER_NAME,
+  type ObserveMethodDecorator,
+  type ObserveOptions,
+  observe,
+} from './tracing/observe.js';
+export type { ObservationType } from './tracing/span-attributes.js';
 export { TRACER_NAME } from './tracing/spans.js';

@@ -6,11 +6,19 @@
  * @module
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { createRedisClient, type RedisStoreOptions, shareOwnership } from './stores/redis/redis-connection.js';
+import {
+  createRedisClient,
+  type RedisStoreOptions,
+  shareOwnership,
+} from './stores/redis/redis-connection.js';
 import { RedisMemoryStore, type RedisMemoryStoreOptions } from './stores/redis/redis-memory-store.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
 
-export { createRedisClient, type RedisSource, type RedisStoreOptions } from './stores/redis/redis-connection.js';
+export {
+  createRedisClient,
+  type RedisSource,
+  type RedisStoreOptions,
+} from './stores/redis/redis-connection.js';
 export { RedisMemoryStore, type RedisMemoryStoreOptions } from './stores/redis/redis-memory-store.js';
 export { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
 

@@ -1,1 +1,33 @@
-export { type ConversationRun, type RunConversationOptions, runConversation } from './testing/conversation-runner.js';
+/**
+ * `@switchboard/runtime/testing`: test doubles and helpers. Importing it
+ * needs the OpenTelemetry SDK packages (`@opentelemetry/sdk-trace-base`,
+ * `@opentelemetry/sdk-trace-node`) installed.
+ *
+ * @module
+ */
+export {
+  type ConversationRun,
+  type RunConversationOptions,
+  runConversation,
+} from './testing/conversation-runner.js';
+export {
+  createOtlpReceiver,
+  type OtlpReceiver,
+  type OtlpReceiverOptions,
+  type OtlpRequest,
+} from './testing/otlp-receiver.js';
+export { flattenOtlpTraces, type OtlpSpan } from './testing/otlp-spans.js';
+export {
+  createScriptedModelServer,
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+} from './testing/scripted-model-server.js';
+export type {
+  RecordedRequest,
+  ScriptEntry,
+  ScriptedError,
+  ScriptedReply,
+  ScriptedToolCall,
+  ScriptedUsage,
+} from './testing/scripted-script.js';
+export { recordSpans, type SpanRecording } from './testing/span-recorder.js';

@@ -9,7 +9,11 @@ import {
 
 /** What an agent's `run` receives besides the task text. */
 export interface AgentContext {
-  /** Aborted when the agent times out, the client disconnects or the server shuts down. */
+  /**
+   * Aborted when the agent times out or the server shuts down. A client that
+   * disconnects does not abort the turn: it runs to the end so that the
+   * stored conversation stays complete.
+   */
   signal: AbortSignal;
   /** The call being answered; `toolCall.input` holds structured input, if any. */
   toolCall: ToolCall;
@@ -25,7 +29,11 @@ export interface AgentReplyWithMetadata {
   metadata?: Record<string, unknown>;
 }
 
-/** What `run` may return: text, text with metadata, or a stream of text chunks. */
+/**
+ * What `run` may return: text, text with metadata, or a stream of text
+ * chunks. A stream's chunks concatenate to the reply; an async generator may
+ * `return { metadata }` to keep metadata (e.g. token usage) on the stored message.
+ */
 export type AgentReply = string | AgentReplyWithMetadata | AsyncIterable<string>;
 
 /** An agent the runtime can host: its metadata plus `run`. */
@@ -62,7 +70,9 @@ export function defineAgent(definition: AgentDefinition): Agent {
     throw new ConfigurationError({ message: `Invalid agent '${String(definition?.name)}': ${detail}` });
   }
   if (typeof definition.run !== 'function') {
-    throw new ConfigurationError({ message: `Agent '${definition.name}' needs a run(message, context) function` });
+    throw new ConfigurationError({
+      message: `Agent '${definition.name}' needs a run(message, context) function`,
+    });
   }
   if (definition.timeoutMs !== undefined && !(definition.timeoutMs > 0)) {
     throw new ConfigurationError({ message: `Agent '${definition.name}' has an invalid timeoutMs` });
@@ -71,7 +81,14 @@ export function defineAgent(definition: AgentDefinition): Agent {
 }
 
 /** The metadata of an agent, without its implementation: what an orchestrator is given. */
-export function agentMeta({ name, description, capabilities, keywords, requiresApproval, metadata }: Agent): AgentMeta {
+export function agentMeta({
+  name,
+  description,
+  capabilities,
+  keywords,
+  requiresApproval,
+  metadata,
+}: Agent): AgentMeta {
   const meta: AgentMeta = { name, description };
   if (capabilities) meta.capabilities = capabilities;
   if (keywords) meta.keywords = keywords;

@@ -30,10 +30,8 @@ export interface LlmAgentOptions extends LlmClientOptions {
   timeoutMs?: number;
 }
 
-/** What one agent call did, returned by the reply stream when it ends (and kept as reply metadata). */
+/** What one agent call did: kept as the metadata of the stored `tool` message, streamed or not. */
 export interface LlmRunSummary {
-  /** The whole answer: the concatenation of every delta. */
-  content: string;
   model: string;
   /** Summed over every model call of the run. */
   usage: TokenUsage;
@@ -132,7 +130,11 @@ export function llmAgent({
   // Computed once: every request sends the same definitions.
   const toolDefinitions = tools.length > 0 ? tools.map((tool) => tool.definition) : undefined;
 
-  async function* replies({ message, context, parent }: RunSetup): AsyncGenerator<string, LlmRunSummary> {
+  async function* replies({
+    message,
+    context,
+    parent,
+  }: RunSetup): AsyncGenerator<string, AgentReplyWithMetadata> {
     const chat = await getClient();
     const system = typeof instructions === 'string' ? instructions : await instructions(context);
     const messages: ChatCompletionMessageParam[] = [
@@ -157,7 +159,10 @@ export function llmAgent({
       if (turn.content) content += prefix + turn.content;
       usage.inputTokens += turn.usage?.inputTokens ?? 0;
       usage.outputTokens += turn.usage?.outputTokens ?? 0;
-      if (turn.toolCalls.length === 0) return { content, model, usage, iterations: iteration };
+      if (turn.toolCalls.length === 0) {
+        const summary: LlmRunSummary = { model, usage, iterations: iteration };
+        return { content, metadata: { ...summary } };
+      }
       if (iteration >= maxIterations) {
         throw new AgentError({
           agent: name,
@@ -181,8 +186,7 @@ export function llmAgent({
     const run = replies(setup);
     let next = await run.next();
     while (!next.done) next = await run.next();
-    const { content, ...summary } = next.value;
-    return { content, metadata: summary };
+    return next.value;
   }
 
   return agent;

@@ -1,7 +1,6 @@
-import { type Context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
-import { TRACER_NAME } from '../tracing/spans.js';
-
-const tracer = trace.getTracer(TRACER_NAME);
+import { type Context, type Span, SpanStatusCode } from '@opentelemetry/api';
+import { sessionAttributes } from '../tracing/span-attributes.js';
+import { switchboardTracer } from '../tracing/spans.js';
 
 /** Token counts of one model call or a whole run. */
 export interface TokenUsage {
@@ -28,9 +27,10 @@ export interface GenerationStart {
  * ```
  */
 export function startGeneration({ parent, model, input, temperature }: GenerationStart): Span {
-  const span = tracer.startSpan(`chat ${model}`, undefined, parent);
+  const span = switchboardTracer().startSpan(`chat ${model}`, undefined, parent);
   if (span.isRecording()) {
     span.setAttributes({
+      ...sessionAttributes(),
       'langfuse.observation.type': 'generation',
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': model,
@@ -92,7 +92,7 @@ export function startToolSpan(
   parent: Context,
   { name, toolCallId, input }: { name: string; toolCallId: string; input: string },
 ): Span {
-  const span = tracer.startSpan(`tool ${name}`, undefined, parent);
+  const span = switchboardTracer().startSpan(`tool ${name}`, undefined, parent);
   if (span.isRecording()) {
     span.setAttributes({
       'langfuse.observation.type': 'tool',

@@ -1,3 +1,4 @@
+import { type Context, context as otelContext, trace } from '@opentelemetry/api';
 import {
   AgentError,
   AgentTimeoutError,
@@ -7,8 +8,7 @@ import {
   type ToolCall,
   type ToolMessage,
 } from '@switchboard/core';
-import { type Context, context as otelContext, trace } from '@opentelemetry/api';
-import type { Agent, AgentReply } from '../agents/agent.js';
+import type { Agent, AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import type { TurnEvent } from './events.js';
 
@@ -56,7 +56,8 @@ async function collect(
 ): Promise<{ content: string; metadata?: Record<string, unknown> }> {
   if (typeof reply === 'string') return { content: reply };
   if (!isAsyncIterable(reply)) {
-    if (typeof reply?.content !== 'string') throw new TypeError('run() must return a string, { content }, or an async iterable of strings');
+    if (typeof reply?.content !== 'string')
+      throw new TypeError('run() must return a string, { content }, or an async iterable of strings');
     return reply;
   }
   const iterator = reply[Symbol.asyncIterator]();
@@ -64,7 +65,11 @@ async function collect(
   try {
     for (;;) {
       const next = await untilAborted(iterator.next(), signal);
-      if (next.done) break;
+      if (next.done) {
+        // A generator may return `{ metadata }` (e.g. token usage) to keep on the stored message.
+        const metadata = (next.value as Partial<AgentReplyWithMetadata> | undefined)?.metadata;
+        return metadata && typeof metadata === 'object' ? { content, metadata } : { content };
+      }
       const delta = String(next.value);
       content += delta;
       onDelta(delta);
@@ -73,7 +78,6 @@ async function collect(
     void iterator.return?.()?.catch(() => undefined);
     throw error;
   }
-  return { content };
 }
 
 function toAgentError(agent: string, error: unknown): AgentError {
@@ -97,10 +101,19 @@ export async function runAgentCall({
   emit,
 }: AgentCallContext): Promise<ToolMessage> {
   const messageId = createId('msg');
-  const base = { sessionId: conversation.sessionId, turnId: conversation.turnId, messageId, toolCallId: call.id, agent: agent.name };
+  const base = {
+    sessionId: conversation.sessionId,
+    turnId: conversation.turnId,
+    messageId,
+    toolCallId: call.id,
+    agent: agent.name,
+  };
   const span = startAgentSpan(parent, { agent: agent.name, toolCallId: call.id, message: call.message });
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })), timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
+    timeoutMs,
+  );
   const onTurnAbort = () => controller.abort(turnSignal.reason);
   turnSignal.addEventListener('abort', onTurnAbort, { once: true });
   emit({ type: 'agent-start', ...base, message: call.message });
@@ -113,7 +126,9 @@ export async function runAgentCall({
     const signal = controller.signal;
     const result = await otelContext.with(trace.setSpan(parent, span), async () => {
       const reply = await untilAborted(
-        Promise.resolve().then(() => agent.run(call.message, { signal, toolCall: call, conversation, request })),
+        Promise.resolve().then(() =>
+          agent.run(call.message, { signal, toolCall: call, conversation, request }),
+        ),
         signal,
       );
       return collect(reply, signal, (delta) => emit({ type: 'agent-delta', ...base, delta }));

@@ -1,12 +1,27 @@
-import { type Decision, isErrorMessage, isRouteToUser } from '@switchboard/core';
+import { type Decision, isErrorMessage, isRouteToUser, SwitchboardError } from '@switchboard/core';
 import type { RouteStep } from '../stores/session-store.js';
 
-/** Summarises one orchestrator decision as a {@link RouteStep}. */
-export function toRouteStep(hop: number, decision: Decision, startedAt: number): RouteStep {
+/** The stable code of an error: its `code` for Switchboard errors, `internal_error` otherwise. */
+export function errorCode(error: Error): string {
+  return SwitchboardError.isInstance(error) ? (error as SwitchboardError).code : 'internal_error';
+}
+
+/**
+ * Summarises one orchestrator decision as a {@link RouteStep}. An error is
+ * summarised by its code unless `exposeErrorDetails` is set: its message may
+ * carry internals (hosts, credentials) that clients must not see.
+ */
+export function toRouteStep(
+  hop: number,
+  decision: Decision,
+  startedAt: number,
+  exposeErrorDetails: boolean,
+): RouteStep {
   const decidedAt = new Date().toISOString();
   const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
   if (isErrorMessage(decision)) {
-    return { hop, kind: 'error', calls: [], error: decision.error.message, decidedAt, durationMs };
+    const error = exposeErrorDetails ? decision.error.message : errorCode(decision.error);
+    return { hop, kind: 'error', calls: [], error, decidedAt, durationMs };
   }
   const calls = Array.isArray(decision) ? decision : [decision];
   const kind = calls.length > 1 ? 'fan-out' : isRouteToUser(calls[0]!) ? 'answer' : 'call';

@@ -1,3 +1,4 @@
+import { context as otelContext, trace } from '@opentelemetry/api';
 import {
   type AssistantMessage,
   type Conversation,
@@ -10,20 +11,31 @@ import {
   type Orchestrator,
   OrchestratorError,
   RequestContext,
-  SwitchboardError,
   type ToolCall,
   type ToolMessage,
   type UserMessage,
+  validateDecision,
 } from '@switchboard/core';
-import { context as otelContext, trace } from '@opentelemetry/api';
 import type { Agent } from '../agents/agent.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
-import { canAppendAndRead, type RouteStep, type SessionStore, type TurnRecord, type TurnStatus } from '../stores/session-store.js';
-import { endDecisionSpan, endTurnSpan, startDecisionSpan, startTurnSpan, traceIdOf } from '../tracing/spans.js';
+import {
+  canAppendAndRead,
+  type RouteStep,
+  type SessionStore,
+  type TurnRecord,
+  type TurnStatus,
+} from '../stores/session-store.js';
+import {
+  endDecisionSpan,
+  endTurnSpan,
+  startDecisionSpan,
+  startTurnSpan,
+  traceIdOf,
+} from '../tracing/spans.js';
 import { runAgentCall } from './agent-runner.js';
 import type { TurnEvent } from './events.js';
-import { toRouteStep } from './route-step.js';
+import { errorCode, toRouteStep } from './route-step.js';
 
 /** Limits and defaults of the turn loop. */
 export interface TurnOptions {
@@ -39,6 +51,12 @@ export interface TurnOptions {
   leaseTtlMs?: number;
   /** What the user sees when a turn fails without a `userMessage` of its own. */
   failureMessage?: string;
+  /**
+   * Show error messages in routing steps and turn records (`GET /v1/sessions/:id`,
+   * the chat response, SSE). Off by default: error text may carry internals;
+   * the codes are always shown and the full errors are always on the trace.
+   */
+  exposeErrorDetails?: boolean;
 }
 
 /** One user message to process. */
@@ -78,10 +96,6 @@ interface EngineParts {
 
 const noop = () => {};
 
-function errorCode(error: Error): string {
-  return SwitchboardError.isInstance(error) ? (error as SwitchboardError).code : 'internal_error';
-}
-
 /**
  * Runs turns: user → orchestrator → agent(s) → orchestrator → … → user.
  * Each message is persisted as it is produced, so the stored conversation is
@@ -101,19 +115,35 @@ export class TurnEngine {
       sessionWaitMs = 10_000,
       leaseTtlMs = 30_000,
       failureMessage = 'Sorry, something went wrong while handling your message. Please try again.',
+      exposeErrorDetails = false,
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
     this.#candidateNames = parts.orchestrator.agents.map((agent) => agent.name);
-    this.#options = { maxHops, historyWindow, agentTimeoutMs, sessionWaitMs, leaseTtlMs, failureMessage };
+    this.#options = {
+      maxHops,
+      historyWindow,
+      agentTimeoutMs,
+      sessionWaitMs,
+      leaseTtlMs,
+      failureMessage,
+      exposeErrorDetails,
+    };
   }
 
   /** Processes one user message and resolves when the user has been answered or the turn failed. */
   async run(request: TurnRequest): Promise<TurnResult> {
     const { sessions } = this.#parts;
     const { leaseTtlMs, sessionWaitMs } = this.#options;
-    const lease = await sessions.acquireLease(request.sessionId, { ttlMs: leaseTtlMs, waitMs: sessionWaitMs, signal: this.#parts.signal });
-    const renewal = setInterval(() => void lease.renew().catch(noop), Math.max(250, Math.floor(leaseTtlMs / 3)));
+    const lease = await sessions.acquireLease(request.sessionId, {
+      ttlMs: leaseTtlMs,
+      waitMs: sessionWaitMs,
+      signal: this.#parts.signal,
+    });
+    const renewal = setInterval(
+      () => void lease.renew().catch(noop),
+      Math.max(250, Math.floor(leaseTtlMs / 3)),
+    );
     renewal.unref();
     try {
       return await this.#runLeased(request);
@@ -128,14 +158,32 @@ export class TurnEngine {
     const { sessionId, userId, tenantId, onEvent = noop } = request;
     const turnId = createId('turn');
     const startedAt = new Date().toISOString();
-    const userMessage: UserMessage = { id: createId('msg'), role: 'user', content: request.message, createdAt: startedAt };
+    const userMessage: UserMessage = {
+      id: createId('msg'),
+      role: 'user',
+      content: request.message,
+      createdAt: startedAt,
+    };
     if (request.metadata) userMessage.metadata = request.metadata;
 
-    const turnSpan = startTurnSpan({ orchestrator: orchestrator.name, sessionId, turnId, userId, input: request.message });
+    const turnSpan = startTurnSpan({
+      orchestrator: orchestrator.name,
+      sessionId,
+      turnId,
+      userId,
+      input: request.message,
+    });
     const traceId = traceIdOf(turnSpan);
     const turnContext = trace.setSpan(otelContext.active(), turnSpan);
     const emit = (event: TurnEvent) => onEvent(event);
-    emit({ type: 'turn-start', sessionId, turnId, messageId: userMessage.id, message: request.message, endOfMessage: true });
+    emit({
+      type: 'turn-start',
+      sessionId,
+      turnId,
+      messageId: userMessage.id,
+      message: request.message,
+      endOfMessage: true,
+    });
 
     const owner = { sessionId, userId, tenantId };
     const requestContext = new RequestContext({
@@ -161,9 +209,19 @@ export class TurnEngine {
     }
 
     const endedAt = new Date().toISOString();
-    const turn: TurnRecord = { turnId, userMessageId: userMessage.id, status: outcome.status, startedAt, endedAt, steps };
+    const turn: TurnRecord = {
+      turnId,
+      userMessageId: userMessage.id,
+      status: outcome.status,
+      startedAt,
+      endedAt,
+      steps,
+    };
     if (traceId) turn.traceId = traceId;
-    if (outcome.error) turn.error = { code: errorCode(outcome.error), message: outcome.error.message };
+    if (outcome.error) {
+      const message = this.#options.exposeErrorDetails ? outcome.error.message : outcome.reply;
+      turn.error = { code: errorCode(outcome.error), message };
+    }
     const answer: AssistantMessage = {
       id: createId('msg'),
       role: 'assistant',
@@ -179,10 +237,34 @@ export class TurnEngine {
     }
 
     if (outcome.error) {
-      emit({ type: 'error', sessionId, turnId, messageId: createId('evt'), code: turn.error!.code, message: outcome.reply, endOfMessage: true });
+      emit({
+        type: 'error',
+        sessionId,
+        turnId,
+        messageId: createId('evt'),
+        code: turn.error!.code,
+        message: outcome.reply,
+        endOfMessage: true,
+      });
     }
-    emit({ type: 'message', sessionId, turnId, messageId: answer.id, content: outcome.reply, endOfMessage: true });
-    emit({ type: 'turn-end', sessionId, turnId, messageId: createId('evt'), status: outcome.status, traceId, endOfMessage: true, endOfDialog: true });
+    emit({
+      type: 'message',
+      sessionId,
+      turnId,
+      messageId: answer.id,
+      content: outcome.reply,
+      endOfMessage: true,
+    });
+    emit({
+      type: 'turn-end',
+      sessionId,
+      turnId,
+      messageId: createId('evt'),
+      status: outcome.status,
+      traceId,
+      endOfMessage: true,
+      endOfDialog: true,
+    });
 
     const result: TurnResult = { sessionId, turnId, reply: outcome.reply, status: outcome.status, steps };
     if (traceId) result.traceId = traceId;
@@ -221,7 +303,15 @@ export class TurnEngine {
 
     let lastResults: readonly ToolMessage[] = [];
     for (let hop = 0; hop < maxHops; hop++) {
-      const conversation: Conversation = { sessionId, turnId, messages, turnStart, hop, agents: orchestrator.agents, lastResults };
+      const conversation: Conversation = {
+        sessionId,
+        turnId,
+        messages,
+        turnStart,
+        hop,
+        agents: orchestrator.agents,
+        lastResults,
+      };
       const decisionSpan = startDecisionSpan(turn.turnContext, {
         orchestrator: orchestrator.name,
         hop,
@@ -231,12 +321,17 @@ export class TurnEngine {
       const startedAt = performance.now();
       const decision = await otelContext.with(decisionContext, () => this.#decide(conversation));
       endDecisionSpan(decisionSpan, decision);
-      const step = toRouteStep(hop, decision, startedAt);
+      const step = toRouteStep(hop, decision, startedAt, this.#options.exposeErrorDetails);
       steps.push(step);
       emit({ type: 'route', sessionId, turnId, messageId: createId('evt'), step, endOfMessage: true });
 
       if (isErrorMessage(decision)) {
-        return { reply: decision.userMessage ?? failureMessage, status: 'failed', error: decision.error, toolCallId: `error_${turnId}` };
+        return {
+          reply: decision.userMessage ?? failureMessage,
+          status: 'failed',
+          error: decision.error,
+          toolCallId: `error_${turnId}`,
+        };
       }
       const calls: ToolCall[] = Array.isArray(decision) ? decision : [decision];
       const first = calls[0]!;
@@ -260,14 +355,19 @@ export class TurnEngine {
       for (const result of results) messages.push(result);
       lastResults = results;
     }
-    return { reply: failureMessage, status: 'failed', error: new MaxHopsExceededError({ maxHops }), toolCallId: `error_${turnId}` };
+    return {
+      reply: failureMessage,
+      status: 'failed',
+      error: new MaxHopsExceededError({ maxHops }),
+      toolCallId: `error_${turnId}`,
+    };
   }
 
   /** Asks the orchestrator, treating a throw from a hand-written `Orchestrator` like an `ErrorMessage`. */
   async #decide(conversation: Conversation): Promise<Decision> {
     const { orchestrator } = this.#parts;
     try {
-      return await orchestrator.decide(conversation);
+      return validateDecision(await orchestrator.decide(conversation), conversation.agents);
     } catch (error) {
       return { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
     }

@@ -1,3 +1,4 @@
+import { createId } from '@switchboard/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { TurnEvent } from '../engine/events.js';
@@ -18,7 +19,9 @@ export async function streamTurn(
   const startedPromise = new Promise<void>((resolve) => {
     started = resolve;
   });
+  let last: TurnEvent | undefined;
   const onEvent = (event: TurnEvent) => {
+    last = event;
     queue.push(event);
     started();
     wake?.();
@@ -52,10 +55,22 @@ export async function streamTurn(
       wake = undefined;
     }
     if (failure !== undefined) {
-      const message = failure instanceof Error && 'kind' in failure && failure.kind === 'user' ? failure.message : 'The turn failed';
+      const message =
+        failure instanceof Error && 'kind' in failure && failure.kind === 'user'
+          ? failure.message
+          : 'The turn failed';
       await stream.writeSSE({
         event: 'error',
-        data: JSON.stringify({ type: 'error', code: 'turn_failed', message, endOfMessage: true, endOfDialog: true }),
+        data: JSON.stringify({
+          type: 'error',
+          sessionId: last?.sessionId,
+          turnId: last?.turnId,
+          messageId: createId('evt'),
+          code: 'turn_failed',
+          message,
+          endOfMessage: true,
+          endOfDialog: true,
+        }),
       });
     }
   });

@@ -14,8 +14,17 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
 };
 
 /** Writes the JSON error body every route uses. */
-export function errorResponse(c: Context, status: ContentfulStatusCode, code: string, message: string, issues?: readonly string[]) {
-  return c.json({ error: issues?.length ? { code, message, issues: [...issues] } : { code, message } }, status);
+export function errorResponse(
+  c: Context,
+  status: ContentfulStatusCode,
+  code: string,
+  message: string,
+  issues?: readonly string[],
+) {
+  return c.json(
+    { error: issues?.length ? { code, message, issues: [...issues] } : { code, message } },
+    status,
+  );
 }
 
 /**
@@ -33,7 +42,12 @@ export function handleError(error: unknown, c: Context, log: (error: unknown) =>
   }
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode;
-    return errorResponse(c, status, status === 413 ? 'payload_too_large' : 'http_error', error.message || 'Request failed');
+    return errorResponse(
+      c,
+      status,
+      status === 413 ? 'payload_too_large' : 'http_error',
+      error.message || 'Request failed',
+    );
   }
   log(error);
   return errorResponse(c, 500, 'internal_error', 'Internal server error');

@@ -7,10 +7,14 @@ import {
   SessionResponseSchema,
 } from './schemas.js';
 
-const json = (schema: z.ZodType) => ({ 'application/json': { schema: z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) } });
+const json = (schema: z.ZodType) => ({
+  'application/json': { schema: z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) },
+});
 const errorContent = () => json(ErrorResponseSchema);
 const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [String(status), { description: `Error ${status}`, content: errorContent() }]));
+  Object.fromEntries(
+    statuses.map((status) => [String(status), { description: `Error ${status}`, content: errorContent() }]),
+  );
 
 /**
  * The OpenAPI 3.1 document of the HTTP API, generated once from the same zod
@@ -32,9 +36,15 @@ export function buildOpenApiDocument({ title, chatRequest }: { title: string; ch
           summary: 'Send a user message and run one turn',
           description:
             'Answers JSON, or Server-Sent Events (turn-start, route, agent-start, agent-delta, agent-end, message, error, turn-end) with `Accept: text/event-stream` or `"stream": true`.',
-          requestBody: { required: true, content: { 'application/json': { schema: z.toJSONSchema(chatRequest, { io: 'input' }) } } },
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: z.toJSONSchema(chatRequest, { io: 'input' }) } },
+          },
           responses: {
-            '200': { description: 'The turn finished', content: { ...json(ChatResponseSchema), 'text/event-stream': {} } },
+            '200': {
+              description: 'The turn finished',
+              content: { ...json(ChatResponseSchema), 'text/event-stream': {} },
+            },
             ...errors(400, 409, 413, 500, 503),
           },
         },
@@ -43,7 +53,10 @@ export function buildOpenApiDocument({ title, chatRequest }: { title: string; ch
         get: {
           summary: 'Read a session: messages and turns with their routing steps',
           parameters: [sessionParameter],
-          responses: { '200': { description: 'The session', content: json(SessionResponseSchema) }, ...errors(400, 404, 503) },
+          responses: {
+            '200': { description: 'The session', content: json(SessionResponseSchema) },
+            ...errors(400, 404, 503),
+          },
         },
         delete: {
           summary: 'Delete a session and its memory',
@@ -52,11 +65,19 @@ export function buildOpenApiDocument({ title, chatRequest }: { title: string; ch
         },
       },
       '/v1/agents': {
-        get: { summary: 'List the agents', responses: { '200': { description: 'The agents', content: json(AgentsResponseSchema) } } },
+        get: {
+          summary: 'List the agents',
+          responses: { '200': { description: 'The agents', content: json(AgentsResponseSchema) } },
+        },
       },
-      '/healthz': { get: { summary: 'Liveness', responses: { '200': { description: 'The process is up' } } } },
+      '/healthz': {
+        get: { summary: 'Liveness', responses: { '200': { description: 'The process is up' } } },
+      },
       '/readyz': {
-        get: { summary: 'Readiness (stores reachable)', responses: { '200': { description: 'Ready' }, ...errors(503) } },
+        get: {
+          summary: 'Readiness (stores reachable)',
+          responses: { '200': { description: 'Ready' }, ...errors(503) },
+        },
       },
     },
   };

@@ -32,7 +32,10 @@ export interface ServerLimits {
 }
 
 /** Builds the Hono app serving the Switchboard HTTP API. */
-export function createRoutes(backend: ServerBackend, { maxMessageLength = 16_000, maxBodyBytes = 1_048_576 }: ServerLimits = {}) {
+export function createRoutes(
+  backend: ServerBackend,
+  { maxMessageLength = 16_000, maxBodyBytes = 1_048_576 }: ServerLimits = {},
+) {
   const ChatRequest = chatRequestSchema(maxMessageLength);
   const openApi = buildOpenApiDocument({ title: backend.name, chatRequest: ChatRequest });
   const agentsBody = { agents: backend.agents };
@@ -87,14 +90,18 @@ export function createRoutes(backend: ServerBackend, { maxMessageLength = 16_000
 
   app.get('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
-    const [messages, turns] = await Promise.all([backend.sessions.read(sessionId), backend.sessions.listTurns(sessionId)]);
+    const [messages, turns] = await Promise.all([
+      backend.sessions.read(sessionId),
+      backend.sessions.listTurns(sessionId),
+    ]);
     if (messages.length === 0) throw new NotFoundError({ resource: 'Session', id: sessionId });
     return c.json({ sessionId, messages, turns });
   });
 
   app.delete('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
-    if (!(await backend.deleteSession(sessionId))) throw new NotFoundError({ resource: 'Session', id: sessionId });
+    if (!(await backend.deleteSession(sessionId)))
+      throw new NotFoundError({ resource: 'Session', id: sessionId });
     return c.body(null, 204);
   });
 

@@ -4,7 +4,8 @@ import { z } from 'zod';
 /** Session ids: 1–128 letters, digits, `_`, `-`, `.` or `:`. */
 export const SessionIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'sessionId must be 1-128 characters: letters, digits, _ - . :');
+  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'sessionId must be 1-128 characters: letters, digits, _ - . :')
+  .refine((id) => id !== '.' && id !== '..', 'sessionId must not be . or .. (no URL can address it)');
 
 /** Builds the `POST /v1/chat` body schema for a maximum message length (once, at start-up). */
 export function chatRequestSchema(maxMessageLength: number) {

@@ -7,7 +7,6 @@ export interface InMemoryMemoryStoreOptions {
   sweepIntervalMs?: number;
 }
 
-
 interface Entry {
   /** The value as JSON: a detached copy, decoded afresh on every read. */
   json: string;

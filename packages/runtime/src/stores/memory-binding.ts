@@ -49,7 +49,11 @@ export function bindMemory(store: MemoryStore, scope: MemoryScope, namespace: st
     setContent: <T>(key: string, value: T, options?: { ttlSeconds?: number }) =>
       settle(store.set(namespace, key, value, options).then(() => value)),
     deleteContent: (key: string) => settle(store.delete(namespace, key)),
-    updateContent: <T>(key: string, fn: (current: T) => T, defaultValue: T, options?: { ttlSeconds?: number }) =>
-      settle(store.update(namespace, key, fn, defaultValue, options)),
+    updateContent: <T>(
+      key: string,
+      fn: (current: T) => T,
+      defaultValue: T,
+      options?: { ttlSeconds?: number },
+    ) => settle(store.update(namespace, key, fn, defaultValue, options)),
   };
 }

@@ -24,7 +24,13 @@ export interface MemoryStore {
    * absent) and resolves to the new value; concurrent updates, from this
    * process or others, never lose a write. `fn` may run more than once.
    */
-  update<T>(namespace: string, key: string, fn: (current: T) => T, defaultValue: T, options?: MemoryWriteOptions): Promise<T>;
+  update<T>(
+    namespace: string,
+    key: string,
+    fn: (current: T) => T,
+    defaultValue: T,
+    options?: MemoryWriteOptions,
+  ): Promise<T>;
   /** Deletes every key of a namespace (used when a session is deleted). */
   clear(namespace: string): Promise<void>;
   /** Optional: throws when the backend is not reachable. */

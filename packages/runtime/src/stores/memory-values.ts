@@ -40,5 +40,7 @@ export function memoryTtlMs({ ttlSeconds }: MemoryWriteOptions = {}): number | u
 
 /** A JSON copy of `update`'s default, so the update function can mutate it freely; `undefined` stays `undefined`. */
 export function copyMemoryDefault<T>(namespace: string, key: string, defaultValue: T): T {
-  return defaultValue === undefined ? defaultValue : (JSON.parse(encodeMemoryValue(namespace, key, defaultValue)) as T);
+  return defaultValue === undefined
+    ? defaultValue
+    : (JSON.parse(encodeMemoryValue(namespace, key, defaultValue)) as T);
 }

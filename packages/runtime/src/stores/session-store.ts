@@ -78,7 +78,11 @@ export interface SessionStore {
    * Optional: appends messages and reads the last `limit` messages (including
    * the appended ones) in one round trip. Use {@link canAppendAndRead} to check.
    */
-  appendAndRead?(sessionId: string, messages: readonly MessageItem[], options: { limit: number }): Promise<MessageItem[]>;
+  appendAndRead?(
+    sessionId: string,
+    messages: readonly MessageItem[],
+    options: { limit: number },
+  ): Promise<MessageItem[]>;
   /** The session's turn records, oldest first. */
   listTurns(sessionId: string): Promise<TurnRecord[]>;
   /** Whether the session has any message. */

@@ -6,6 +6,7 @@ import {
   SpanStatusCode,
   TraceFlags,
   type Tracer,
+  type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import { type Decision, isErrorMessage, ROUTE_TO_USER, type ToolCall } from '@switchboard/core';
@@ -17,13 +18,19 @@ export const TRACER_NAME = 'switchboard';
 
 /**
  * Switchboard's tracer. Call it for each span rather than keeping the result:
- * a `ProxyTracer` sticks to the first real tracer it sees, so a kept one
- * would miss a provider registered after `trace.disable()` (tests, or
- * `setupTracing()` after a shutdown). With no provider it is a cheap no-op.
+ * it follows the globally registered provider, also across `trace.disable()`
+ * and a later registration (tests, or `setupTracing()` after a shutdown).
  */
 export function switchboardTracer(): Tracer {
-  return trace.getTracer(TRACER_NAME);
+  // Cached per registered provider, so the turn path allocates no tracer.
+  const provider = trace.getTracerProvider();
+  const delegate = (provider as { getDelegate?: () => TracerProvider }).getDelegate?.() ?? provider;
+  if (cachedTracer?.delegate !== delegate)
+    cachedTracer = { delegate, tracer: delegate.getTracer(TRACER_NAME) };
+  return cachedTracer.tracer;
 }
+
+let cachedTracer: { delegate: TracerProvider; tracer: Tracer } | undefined;
 
 /** What the engine knows when a turn starts. */
 export interface TurnSpanInfo {

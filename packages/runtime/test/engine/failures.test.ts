@@ -197,8 +197,21 @@ describe('failures inside a turn', () => {
     },
   );
 
-  it('names the unknown agent in the recorded error', async () => {
+  it('records only the error code by default, so internals never reach clients', async () => {
     app = createApp({ agents: [echoAgent()], handler: () => toolCall('ghost', 'boo') }).app;
+    const result = await chat('hello', 'ghostly');
+    expect(result.steps).toMatchObject([{ kind: 'error', error: 'unknown_agent' }]);
+    const [turn] = (await history('ghostly')).turns;
+    expect(turn?.error).toEqual({ code: 'unknown_agent', message: result.reply });
+    expect(JSON.stringify(await history('ghostly'))).not.toContain("ghost'");
+  });
+
+  it('names the unknown agent in steps and turns with exposeErrorDetails', async () => {
+    app = createApp({
+      agents: [echoAgent()],
+      handler: () => toolCall('ghost', 'boo'),
+      exposeErrorDetails: true,
+    }).app;
     const result = await chat('hello', 'ghostly');
     expect(result.steps).toMatchObject([{ kind: 'error', error: expect.stringContaining("'ghost'") }]);
     const [turn] = (await history('ghostly')).turns;

@@ -3,5 +3,8 @@ import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.j
 import { describeMemoryStoreContract } from './memory-store.contract.js';
 import { describeSessionStoreContract } from './session-store.contract.js';
 
-describeSessionStoreContract('in-memory', ({ idleTtlSeconds }) => new InMemorySessionStore({ idleTtlSeconds }));
+describeSessionStoreContract(
+  'in-memory',
+  ({ idleTtlSeconds }) => new InMemorySessionStore({ idleTtlSeconds }),
+);
 describeMemoryStoreContract('in-memory', () => new InMemoryMemoryStore());

@@ -28,7 +28,13 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       const store = await open();
       expect(await store.get('app', 'missing')).toBeUndefined();
       await store.set('app', 'profile', { name: 'Ada', tags: ['x'], age: 36, admin: false, note: null });
-      expect(await store.get('app', 'profile')).toEqual({ name: 'Ada', tags: ['x'], age: 36, admin: false, note: null });
+      expect(await store.get('app', 'profile')).toEqual({
+        name: 'Ada',
+        tags: ['x'],
+        age: 36,
+        admin: false,
+        note: null,
+      });
       await store.set('app', 'profile', 'replaced');
       expect(await store.get('app', 'profile')).toBe('replaced');
       await store.set('app', 'zero', 0);
@@ -40,7 +46,10 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       expect(await memory.getContent('theme', 'light')).toEqual({ success: true, data: 'light' });
       expect(await memory.setContent('theme', 'dark')).toEqual({ success: true, data: 'dark' });
       expect(await memory.getContent('theme', 'light')).toEqual({ success: true, data: 'dark' });
-      expect(await memory.updateContent('count', (n: number) => n + 1, 10)).toEqual({ success: true, data: 11 });
+      expect(await memory.updateContent('count', (n: number) => n + 1, 10)).toEqual({
+        success: true,
+        data: 11,
+      });
       expect(await memory.deleteContent('theme')).toEqual({ success: true, data: true });
     });
 
@@ -98,14 +107,18 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       // Namespaces and keys containing the separator must not collide either.
       await store.set('a', 'b:c', 'first');
       await store.set('a:b', 'c', 'second');
-      expect(await Promise.all(namespaces.map((namespace) => store.get(namespace, 'key')))).toEqual(namespaces);
+      expect(await Promise.all(namespaces.map((namespace) => store.get(namespace, 'key')))).toEqual(
+        namespaces,
+      );
       expect(await store.get('a', 'b:c')).toBe('first');
       expect(await store.get('session:s2', 'key')).toBeUndefined();
     });
 
     it('clears one namespace and nothing else', async () => {
       const store = await open();
-      await Promise.all(Array.from({ length: 250 }, (_, index) => store.set('session:s1', `key-${index}`, index)));
+      await Promise.all(
+        Array.from({ length: 250 }, (_, index) => store.set('session:s1', `key-${index}`, index)),
+      );
       await store.set('session:s1', 'expiring', 'x', { ttlSeconds: 60 });
       await store.set('session:s10', 'key-1', 'neighbour');
       await store.set('app', 'key-1', 'app');
@@ -125,7 +138,9 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
         Array.from({ length: 100 }, () => store.update('app', 'counter', (n: number) => n + 1, 0)),
       );
       expect(await store.get('app', 'counter')).toBe(100);
-      expect([...results].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, index) => index + 1));
+      expect([...results].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 100 }, (_, index) => index + 1),
+      );
     });
 
     it('passes a fresh copy of the default to the update function', async () => {

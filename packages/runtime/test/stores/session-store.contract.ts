@@ -3,7 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { canAppendAndRead, type SessionStore, type TurnRecord } from '../../src/stores/session-store.js';
 
 /** Builds a store for one test; the suite closes it afterwards. */
-export type SessionStoreFactory = (options: { idleTtlSeconds: number }) => SessionStore | Promise<SessionStore>;
+export type SessionStoreFactory = (options: {
+  idleTtlSeconds: number;
+}) => SessionStore | Promise<SessionStore>;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -34,7 +36,15 @@ export function turnRecord(userMessageId: string): TurnRecord {
     status: 'completed',
     startedAt: now,
     endedAt: now,
-    steps: [{ hop: 0, kind: 'call', calls: [{ toolCallId: createId('call'), agent: 'echo', reason: 'keyword' }], decidedAt: now, durationMs: 1 }],
+    steps: [
+      {
+        hop: 0,
+        kind: 'call',
+        calls: [{ toolCallId: createId('call'), agent: 'echo', reason: 'keyword' }],
+        decidedAt: now,
+        durationMs: 1,
+      },
+    ],
   };
 }
 
@@ -62,7 +72,11 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       await store.append('s1', [userMessage('three')]);
       const messages = await store.read('s1');
       expect(contents(messages)).toEqual(['one', 'two', 'three']);
-      expect(messages[1]).toMatchObject({ role: 'tool', name: 'echo', metadata: { nested: { items: [1, 2] } } });
+      expect(messages[1]).toMatchObject({
+        role: 'tool',
+        name: 'echo',
+        metadata: { nested: { items: [1, 2] } },
+      });
     });
 
     it('reads a window of the last messages', async () => {
@@ -90,7 +104,11 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       await store.append('s1', [question]);
       const first = turnRecord(question.id);
       await store.append('s1', [toolMessage('hello')], { turn: first });
-      const second = { ...turnRecord(question.id), status: 'failed' as const, error: { code: 'x', message: 'boom' } };
+      const second = {
+        ...turnRecord(question.id),
+        status: 'failed' as const,
+        error: { code: 'x', message: 'boom' },
+      };
       await store.append('s1', [], { turn: second });
       expect(await store.listTurns('s1')).toEqual([first, second]);
       expect(contents(await store.read('s1'))).toEqual(['hi', 'hello']);
@@ -105,8 +123,10 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       const [read] = await store.read('s1');
       if (read?.role !== 'tool') throw new Error('expected the tool message back');
       read.content = 'changed after read';
-      (read.metadata?.nested as { items: number[] }).items.push(3);
-      expect(await store.read('s1')).toMatchObject([{ content: 'original', metadata: { nested: { items: [1, 2] } } }]);
+      (read.metadata as { nested: { items: number[] } }).nested.items.push(3);
+      expect(await store.read('s1')).toMatchObject([
+        { content: 'original', metadata: { nested: { items: [1, 2] } } },
+      ]);
     });
 
     it('tells whether a session exists, deletes it, and keeps sessions apart', async () => {
@@ -177,7 +197,9 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         const store = await open();
         const holder = await store.acquireLease('s1', lease);
         const startedAt = Date.now();
-        const error = await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 200 }).catch((caught: unknown) => caught);
+        const error = await store
+          .acquireLease('s1', { ttlMs: 5_000, waitMs: 200 })
+          .catch((caught: unknown) => caught);
         const waited = Date.now() - startedAt;
         expect(SessionBusyError.isInstance(error)).toBe(true);
         expect((error as Error).message).toContain("Session 's1' is busy");
@@ -195,7 +217,9 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         expect(Date.now() - startedAt).toBeGreaterThanOrEqual(250);
         expect(await crashed.renew()).toBe(false);
         await crashed.release();
-        await expect(store.acquireLease('s1', { ttlMs: 5_000, waitMs: 100 })).rejects.toMatchObject({ code: 'session_busy' });
+        await expect(store.acquireLease('s1', { ttlMs: 5_000, waitMs: 100 })).rejects.toMatchObject({
+          code: 'session_busy',
+        });
         await next.release();
         await next.release();
         await (await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 0 })).release();
@@ -206,7 +230,9 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         const holder = await store.acquireLease('s1', { ttlMs: 400, waitMs: 0 });
         const renewals = setInterval(() => void holder.renew(), 100);
         try {
-          await expect(store.acquireLease('s1', { ttlMs: 400, waitMs: 800 })).rejects.toMatchObject({ code: 'session_busy' });
+          await expect(store.acquireLease('s1', { ttlMs: 400, waitMs: 800 })).rejects.toMatchObject({
+            code: 'session_busy',
+          });
           expect(await holder.renew()).toBe(true);
         } finally {
           clearInterval(renewals);

@@ -37,9 +37,7 @@ export const MessageRecordSchema = z.object({ v: z.literal(RECORD_VERSION), mess
 /** A stored turn summary: `{ v: 1, turn }`. */
 export const TurnRecordEnvelopeSchema = z.object({ v: z.literal(RECORD_VERSION), turn: TurnRecordSchema });
 /** A stored memory value: `{ v: 1, value }`. */
-export const MemoryRecordSchema = z
-  .object({ v: z.literal(RECORD_VERSION), value: z.unknown() })
-  .refine((record) => Object.hasOwn(record, 'value'), { message: 'the record has no value' });
+export const MemoryRecordSchema = z.object({ v: z.literal(RECORD_VERSION), value: z.unknown() });
 
 /** Serialises a record body with the current schema version. */
 export function encodeRecord(body: Record<string, unknown>): string {
@@ -58,7 +56,11 @@ function describeIssues(error: z.ZodError): string {
  * @param key - the Redis key (and position) named in the error.
  * @throws CorruptRecordError for bad JSON, an unknown schema version or a failed schema check.
  */
-export function decodeRecord<Schema extends z.ZodType>(key: string, raw: string, schema: Schema): z.output<Schema> {
+export function decodeRecord<Schema extends z.ZodType>(
+  key: string,
+  raw: string,
+  schema: Schema,
+): z.output<Schema> {
   let json: unknown;
   try {
     json = JSON.parse(raw);
@@ -67,14 +69,25 @@ export function decodeRecord<Schema extends z.ZodType>(key: string, raw: string,
   }
   const version = typeof json === 'object' && json !== null ? (json as { v?: unknown }).v : undefined;
   if (version !== RECORD_VERSION) {
-    throw new CorruptRecordError({ key, detail: `unsupported schema version ${JSON.stringify(version) ?? 'undefined'}` });
+    const detail =
+      version === undefined
+        ? 'the record has no schema version'
+        : `unsupported schema version ${JSON.stringify(version)}`;
+    throw new CorruptRecordError({ key, detail });
   }
   const result = schema.safeParse(json);
-  if (!result.success) throw new CorruptRecordError({ key, detail: describeIssues(result.error), cause: result.error });
+  if (!result.success)
+    throw new CorruptRecordError({ key, detail: describeIssues(result.error), cause: result.error });
   return result.data;
 }
 
 /** Decodes every record of a list read, naming the failing item's position in the error. */
-export function decodeList<Schema extends z.ZodType>(key: string, raws: readonly string[], schema: Schema): Array<z.output<Schema>> {
-  return raws.map((raw, index) => decodeRecord(`${key} (item ${index + 1} of ${raws.length} read)`, raw, schema));
+export function decodeList<Schema extends z.ZodType>(
+  key: string,
+  raws: readonly string[],
+  schema: Schema,
+): Array<z.output<Schema>> {
+  return raws.map((raw, index) =>
+    decodeRecord(`${key} (item ${index + 1} of ${raws.length} read)`, raw, schema),
+  );
 }

@@ -66,7 +66,10 @@ export class RedisConnection {
   #lastError: Error | undefined;
   #closed = false;
 
-  constructor(source: RedisSource, { commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS }: { commandTimeoutMs?: number } = {}) {
+  constructor(
+    source: RedisSource,
+    { commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS }: { commandTimeoutMs?: number } = {},
+  ) {
     this.#timeoutMs = commandTimeoutMs;
     if (source instanceof Redis) {
       this.client = source;
@@ -139,7 +142,15 @@ export class RedisConnection {
     if (ownership.users > 0) return;
     ownedClients.delete(this.client);
     if (this.client.status === 'ready') {
-      await Promise.race([this.client.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, this.#timeoutMs))]);
+      // QUIT lets pending replies arrive; a hung server must not hold up shutdown beyond the command timeout.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.client.quit().catch(() => undefined),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, this.#timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
     }
     this.client.disconnect();
   }
@@ -147,15 +158,21 @@ export class RedisConnection {
   #translate(description: string, error: unknown): unknown {
     if (!(error instanceof Error) || SwitchboardError.isInstance(error)) return error;
     if (error.name === 'ReplyError') {
-      return UNAVAILABLE_REPLIES.test(error.message) ? this.#unavailable(description, error.message, error) : error;
+      return UNAVAILABLE_REPLIES.test(error.message)
+        ? this.#unavailable(description, error.message, error)
+        : error;
     }
     const { code } = error as { code?: unknown };
-    if (typeof code === 'string' || isConnectionMessage(error.message)) return this.#unavailable(description, error.message, error);
+    if (typeof code === 'string' || isConnectionMessage(error.message))
+      return this.#unavailable(description, error.message, error);
     return error;
   }
 
   #unavailable(description: string, reason: string, cause?: unknown): StoreUnavailableError {
-    return new StoreUnavailableError({ message: `Redis at ${this.address} is unavailable (${description}): ${reason}`, cause });
+    return new StoreUnavailableError({
+      message: `Redis at ${this.address} is unavailable (${description}): ${reason}`,
+      cause,
+    });
   }
 }
 

@@ -97,7 +97,9 @@ export class RedisLeases {
         if (released) return;
         released = true;
         try {
-          await this.#connection.run('release a session lease', (client) => client.eval(RELEASE_LEASE, 1, key, token));
+          await this.#connection.run('release a session lease', (client) =>
+            client.eval(RELEASE_LEASE, 1, key, token),
+          );
         } finally {
           await local.release();
         }

@@ -54,7 +54,10 @@ export class RedisMemoryStore implements MemoryStore {
    * @param source - an ioredis client (left open on `close()`), or a URL or ioredis options
    *   from which the store creates its own lazily connecting client (quit on `close()`).
    */
-  constructor(source: RedisSource, { keyPrefix = 'switchboard:', commandTimeoutMs, maxUpdateAttempts = 100 }: RedisMemoryStoreOptions = {}) {
+  constructor(
+    source: RedisSource,
+    { keyPrefix = 'switchboard:', commandTimeoutMs, maxUpdateAttempts = 100 }: RedisMemoryStoreOptions = {},
+  ) {
     this.#keyPrefix = keyPrefix;
     this.#maxUpdateAttempts = maxUpdateAttempts;
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
@@ -87,16 +90,36 @@ export class RedisMemoryStore implements MemoryStore {
   }
 
   /** Atomically stores `fn(current)` and resolves to it; `fn` runs again when another process won the race. */
-  update<T>(namespace: string, key: string, fn: (current: T) => T, defaultValue: T, options?: MemoryWriteOptions): Promise<T> {
+  update<T>(
+    namespace: string,
+    key: string,
+    fn: (current: T) => T,
+    defaultValue: T,
+    options?: MemoryWriteOptions,
+  ): Promise<T> {
     const keys = this.#keys(namespace, key);
     return this.#serialise(keys.value, async () => {
       const ttlMs = memoryTtlMs(options);
       for (let attempt = 1; attempt <= this.#maxUpdateAttempts; attempt += 1) {
         const raw = await this.#connection.run('read memory', (client) => client.get(keys.value));
-        const current = raw === null ? copyMemoryDefault(namespace, key, defaultValue) : (decodeRecord(keys.value, raw, MemoryRecordSchema).value as T);
+        const current =
+          raw === null
+            ? copyMemoryDefault(namespace, key, defaultValue)
+            : (decodeRecord(keys.value, raw, MemoryRecordSchema).value as T);
         const json = encodeMemoryValue(namespace, key, fn(current));
         const written = await this.#connection.run('update memory', (client) =>
-          client.eval(WRITE_MEMORY, 2, keys.value, keys.index, 'cas', raw ?? '', raw === null ? '0' : '1', memoryRecord(json), ttlMs ?? '', key),
+          client.eval(
+            WRITE_MEMORY,
+            2,
+            keys.value,
+            keys.index,
+            'cas',
+            raw ?? '',
+            raw === null ? '0' : '1',
+            memoryRecord(json),
+            ttlMs ?? '',
+            key,
+          ),
         );
         if (written === 1) return JSON.parse(json) as T;
       }
@@ -142,4 +165,3 @@ export class RedisMemoryStore implements MemoryStore {
     return result;
   }
 }
-

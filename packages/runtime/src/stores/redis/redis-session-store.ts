@@ -1,11 +1,17 @@
 import { ConfigurationError, type MessageItem } from '@switchboard/core';
 import type { ChainableCommander } from 'ioredis';
-import type { AppendOptions, LeaseOptions, SessionLease, SessionStore, TurnRecord } from '../session-store.js';
+import type {
+  AppendOptions,
+  LeaseOptions,
+  SessionLease,
+  SessionStore,
+  TurnRecord,
+} from '../session-store.js';
 import { execResults } from './exec-results.js';
 import { decodeList, encodeRecord, MessageRecordSchema, TurnRecordEnvelopeSchema } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
-import { RedisLeases } from './redis-leases.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
+import { RedisLeases } from './redis-leases.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
@@ -50,7 +56,9 @@ export class RedisSessionStore implements SessionStore {
     { keyPrefix = 'switchboard:', idleTtlSeconds = 86_400, commandTimeoutMs }: RedisSessionStoreOptions = {},
   ) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
-      throw new ConfigurationError({ message: `idleTtlSeconds must be a positive number of seconds, got ${idleTtlSeconds}` });
+      throw new ConfigurationError({
+        message: `idleTtlSeconds must be a positive number of seconds, got ${idleTtlSeconds}`,
+      });
     }
     this.#keyPrefix = keyPrefix;
     this.#idleTtlMs = Math.round(idleTtlSeconds * 1000);
@@ -59,7 +67,11 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /** Appends messages (and a turn record) in one transaction, refreshing the session's idle expiry. */
-  async append(sessionId: string, messages: readonly MessageItem[], { turn }: AppendOptions = {}): Promise<void> {
+  async append(
+    sessionId: string,
+    messages: readonly MessageItem[],
+    { turn }: AppendOptions = {},
+  ): Promise<void> {
     if (messages.length === 0 && !turn) return;
     const keys = this.#keys(sessionId);
     await this.#connection.run('append to a session', (client) =>
@@ -71,12 +83,18 @@ export class RedisSessionStore implements SessionStore {
   async read(sessionId: string, { limit }: { limit?: number } = {}): Promise<MessageItem[]> {
     if (limit !== undefined && limit <= 0) return [];
     const { messages } = this.#keys(sessionId);
-    const raws = await this.#connection.run('read a session', (client) => client.lrange(messages, limit === undefined ? 0 : -limit, -1));
+    const raws = await this.#connection.run('read a session', (client) =>
+      client.lrange(messages, limit === undefined ? 0 : -limit, -1),
+    );
     return this.#decodeMessages(messages, raws);
   }
 
   /** Appends, refreshes the expiry and reads the last `limit` messages in one transaction (one round trip). */
-  async appendAndRead(sessionId: string, messages: readonly MessageItem[], { limit }: { limit: number }): Promise<MessageItem[]> {
+  async appendAndRead(
+    sessionId: string,
+    messages: readonly MessageItem[],
+    { limit }: { limit: number },
+  ): Promise<MessageItem[]> {
     const keys = this.#keys(sessionId);
     const replies = await this.#connection.run('append to and read a session', (client) => {
       const batch = this.#queueWrite(client.multi(), keys, messages);
@@ -89,7 +107,9 @@ export class RedisSessionStore implements SessionStore {
   /** The session's turn records, oldest first. */
   async listTurns(sessionId: string): Promise<TurnRecord[]> {
     const { turns } = this.#keys(sessionId);
-    const raws = await this.#connection.run('list the turns of a session', (client) => client.lrange(turns, 0, -1));
+    const raws = await this.#connection.run('list the turns of a session', (client) =>
+      client.lrange(turns, 0, -1),
+    );
     return decodeList(turns, raws, TurnRecordEnvelopeSchema).map((record) => record.turn);
   }
 
@@ -126,8 +146,14 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /** Queues the pushes and the expiry refresh of every session key (a missing key ignores its PEXPIRE). */
-  #queueWrite(batch: ChainableCommander, keys: SessionKeys, messages: readonly MessageItem[], turn?: TurnRecord): ChainableCommander {
-    if (messages.length > 0) batch.rpush(keys.messages, ...messages.map((message) => encodeRecord({ message })));
+  #queueWrite(
+    batch: ChainableCommander,
+    keys: SessionKeys,
+    messages: readonly MessageItem[],
+    turn?: TurnRecord,
+  ): ChainableCommander {
+    if (messages.length > 0)
+      batch.rpush(keys.messages, ...messages.map((message) => encodeRecord({ message })));
     if (turn) batch.rpush(keys.turns, encodeRecord({ turn }));
     return batch.pexpire(keys.messages, this.#idleTtlMs).pexpire(keys.turns, this.#idleTtlMs);
   }

@@ -1,0 +1,76 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const children: ChildProcess[] = [];
+
+function startServer(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', () => {
+      const match = /listening on (http:\/\/\S+)/.exec(stdout);
+      if (match) resolve(match[1]!);
+    });
+    void exited.then((code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
+  });
+  return { child, listening, exited, output: () => ({ stdout, stderr }) };
+}
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
+const chat = (url: string, message: string) =>
+  fetch(`${url}/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message }),
+  }).then(async (response) => ({
+    status: response.status,
+    body: (await response.json()) as { reply: string },
+  }));
+
+describe('apps/server as a process', () => {
+  it('starts with no keys and no Redis, says what it uses, and answers the README curl', async () => {
+    const server = startServer({ ORCHESTRATOR: 'keyword' });
+    const url = await server.listening;
+    expect(server.output().stdout).toContain('store in-memory');
+    const { status, body } = await chat(url, 'what is 2 + 3 * 4?');
+    expect(status).toBe(200);
+    expect(body.reply).toContain('14');
+    expect((await chat(url, 'convert 5 km to miles')).body.reply).toMatch(/3\.1\d* miles/);
+  });
+
+  it('finishes running turns and exits 0 on SIGTERM', async () => {
+    const server = startServer({});
+    await server.listening;
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+  });
+
+  it('refuses ORCHESTRATOR=llm without OPENAI_API_KEY at start-up with a clear message', async () => {
+    const server = startServer({ ORCHESTRATOR: 'llm', OPENAI_API_KEY: '' });
+    expect(await server.exited).toBe(1);
+    expect(server.output().stderr).toContain('ORCHESTRATOR=llm needs OPENAI_API_KEY');
+  });
+
+  it('refuses an unknown ORCHESTRATOR with the allowed values', async () => {
+    const server = startServer({ ORCHESTRATOR: 'magic' });
+    expect(await server.exited).toBe(1);
+    expect(server.output().stderr).toContain('keyword, round-robin, task, llm');
+  });
+});

@@ -1,0 +1,177 @@
+import { CorruptRecordError, createId, type MessageItem } from '@switchboard/core';
+import { describe, expect, it } from 'vitest';
+import { createRedisStores, RedisMemoryStore, RedisSessionStore } from '../../src/redis.js';
+import { REDIS_URL, useRedis } from '../support/redis.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
+import { describeMemoryStoreContract } from './memory-store.contract.js';
+import { describeSessionStoreContract, turnRecord, userMessage } from './session-store.contract.js';
+
+const redis = useRedis();
+
+describeSessionStoreContract(
+  'redis',
+  ({ idleTtlSeconds }) => new RedisSessionStore(REDIS_URL, { keyPrefix: redis.prefix(), idleTtlSeconds }),
+);
+describeMemoryStoreContract('redis', () => new RedisMemoryStore(REDIS_URL, { keyPrefix: redis.prefix() }));
+
+function reply(role: 'tool' | 'assistant', content: string): MessageItem {
+  const base = {
+    id: createId('msg'),
+    toolCallId: createId('call'),
+    content,
+    createdAt: new Date().toISOString(),
+  };
+  return role === 'tool' ? { ...base, role, name: 'echo', status: 'ok' } : { ...base, role };
+}
+
+describe('RedisSessionStore', () => {
+  it('costs five Redis round trips for a single-hop turn', async () => {
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 });
+    const sessions = new RedisSessionStore(
+      { host: '127.0.0.1', port: proxy.port },
+      { keyPrefix: redis.prefix() },
+    );
+    try {
+      await sessions.ping();
+      proxy.resetCount();
+      const question = userMessage('what is 2 + 2?');
+      const lease = await sessions.acquireLease('s1', { ttlMs: 30_000, waitMs: 1_000 });
+      const window = await sessions.appendAndRead('s1', [question], { limit: 50 });
+      await sessions.append('s1', [reply('tool', '4')]);
+      await sessions.append('s1', [reply('assistant', '2 + 2 = 4')], { turn: turnRecord(question.id) });
+      await lease.release();
+      expect(proxy.roundTrips).toBe(5);
+      expect(window).toEqual([question]);
+      expect(await sessions.read('s1')).toHaveLength(3);
+    } finally {
+      await sessions.close();
+      await proxy.stop();
+    }
+  });
+
+  it('writes versioned records under its prefix, with every session key on the idle expiry', async () => {
+    const prefix = redis.prefix();
+    const sessions = new RedisSessionStore(REDIS_URL, { keyPrefix: prefix, idleTtlSeconds: 600 });
+    try {
+      const lease = await sessions.acquireLease('a:b/c', { ttlMs: 30_000, waitMs: 0 });
+      await sessions.append('a:b/c', [userMessage('hi')], { turn: turnRecord('x') });
+      const keys = (await redis.keys(prefix)).sort();
+      expect(keys).toEqual(
+        ['lease', 'messages', 'turns'].map((name) => `${prefix}session:{a%3Ab%2Fc}:${name}`),
+      );
+      const [, messagesKey, turnsKey] = keys as [string, string, string];
+      expect(JSON.parse((await redis.admin.lindex(messagesKey, 0)) ?? '')).toMatchObject({
+        v: 1,
+        message: { content: 'hi' },
+      });
+      expect(JSON.parse((await redis.admin.lindex(turnsKey, 0)) ?? '')).toMatchObject({
+        v: 1,
+        turn: { userMessageId: 'x' },
+      });
+      for (const key of [messagesKey, turnsKey]) {
+        expect(await redis.admin.pttl(key)).toBeGreaterThan(590_000);
+      }
+      expect(await sessions.delete('a:b/c')).toBe(true);
+      await lease.release();
+      expect(await redis.keys(prefix)).toEqual([]);
+    } finally {
+      await sessions.close();
+    }
+  });
+
+  it('reports a corrupt record as CorruptRecordError naming the key, and keeps serving other sessions', async () => {
+    const prefix = redis.prefix();
+    const sessions = new RedisSessionStore(REDIS_URL, { keyPrefix: prefix });
+    try {
+      await sessions.append('broken', [userMessage('fine')], { turn: turnRecord('x') });
+      await sessions.append('healthy', [userMessage('fine')]);
+      const messagesKey = `${prefix}session:{broken}:messages`;
+      await redis.admin.rpush(messagesKey, '{not json');
+      const error = await sessions.read('broken').catch((caught: unknown) => caught);
+      expect(CorruptRecordError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(messagesKey);
+      expect((error as Error).message).toContain('not valid JSON');
+      await expect(sessions.read('broken', { limit: 1 })).rejects.toThrow(/corrupt/);
+      await expect(sessions.read('healthy')).resolves.toHaveLength(1);
+
+      await redis.admin.rpush(`${prefix}session:{broken}:turns`, JSON.stringify({ v: 2, turn: {} }));
+      await expect(sessions.listTurns('broken')).rejects.toThrow(/unsupported schema version 2/);
+      await redis.admin.rpush(
+        `${prefix}session:{healthy}:messages`,
+        JSON.stringify({ v: 1, message: { role: 'user' } }),
+      );
+      await expect(sessions.read('healthy')).rejects.toMatchObject({ code: 'corrupt_record' });
+      expect(await sessions.delete('broken')).toBe(true);
+      await sessions.append('broken', [userMessage('fresh start')]);
+      expect(await sessions.read('broken')).toHaveLength(1);
+    } finally {
+      await sessions.close();
+    }
+  });
+
+  it('shares leases between stores on different connections, as replicas do', async () => {
+    const keyPrefix = redis.prefix();
+    const replicaA = new RedisSessionStore(REDIS_URL, { keyPrefix });
+    const replicaB = new RedisSessionStore(REDIS_URL, { keyPrefix });
+    try {
+      const held = await replicaA.acquireLease('s1', { ttlMs: 5_000, waitMs: 0 });
+      await expect(replicaB.acquireLease('s1', { ttlMs: 5_000, waitMs: 150 })).rejects.toMatchObject({
+        code: 'session_busy',
+      });
+      const waiting = replicaB.acquireLease('s1', { ttlMs: 5_000, waitMs: 3_000 });
+      await held.release();
+      const taken = await waiting;
+      expect(await held.renew()).toBe(false);
+      await taken.release();
+    } finally {
+      await Promise.all([replicaA.close(), replicaB.close()]);
+    }
+  });
+});
+
+describe('RedisMemoryStore', () => {
+  it('reports a corrupt value as CorruptRecordError naming the key', async () => {
+    const prefix = redis.prefix();
+    const memory = new RedisMemoryStore(REDIS_URL, { keyPrefix: prefix });
+    try {
+      await memory.set('app', 'counter', 1);
+      const key = `${prefix}memory:{app}:counter`;
+      expect(JSON.parse((await redis.admin.get(key)) ?? '')).toEqual({ v: 1, value: 1 });
+      await redis.admin.set(key, '{"value":1}');
+      await expect(memory.get('app', 'counter')).rejects.toThrow(`Stored record '${key}' is corrupt`);
+      await expect(memory.update('app', 'counter', (n: number) => n + 1, 0)).rejects.toMatchObject({
+        code: 'corrupt_record',
+      });
+      await memory.set('app', 'counter', 5);
+      expect(await memory.update('app', 'counter', (n: number) => n + 1, 0)).toBe(6);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('leaves no key behind once a namespace is cleared, and expires the index with its values', async () => {
+    const prefix = redis.prefix();
+    const memory = new RedisMemoryStore(REDIS_URL, { keyPrefix: prefix });
+    try {
+      await memory.set('session:s1', 'a', 1);
+      await memory.update('session:s1', 'b', (n: number) => n + 1, 0);
+      await memory.clear('session:s1');
+      expect(await redis.keys(prefix)).toEqual([]);
+      await memory.set('session:s2', 'short', 1, { ttlSeconds: 0.2 });
+      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(await redis.keys(prefix)).toEqual([]);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it('works through createRedisStores, whose stores share one client closed by the last close()', async () => {
+    const { sessionStore, memoryStore } = createRedisStores(REDIS_URL, { keyPrefix: redis.prefix() });
+    await sessionStore.append('s1', [userMessage('hi')]);
+    await memoryStore.set('app', 'k', 'v');
+    await sessionStore.close();
+    expect(await memoryStore.get('app', 'k')).toBe('v');
+    await memoryStore.close();
+    await expect(memoryStore.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
+  });
+});
