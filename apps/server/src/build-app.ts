@@ -1,6 +1,6 @@
 import type { Orchestrator } from '@switchboard/core';
-import { KeywordOrchestrator, RoundRobinOrchestrator, TaskOrchestrator } from '@switchboard/orchestrators';
-import { type Agent, App, type AppOptions, agentMeta } from '@switchboard/runtime';
+import { KeywordOrchestrator, LLMOrchestrator, RoundRobinOrchestrator, TaskOrchestrator } from '@switchboard/orchestrators';
+import { type Agent, App, type AppOptions, agentMeta, llmAgent } from '@switchboard/runtime';
 import { createDemoAgents, type DemoAgentOptions } from './agents/index.js';
 import type { ServerConfig } from './config.js';
 import { DEMO_TASKS } from './demo-tasks.js';
@@ -27,10 +27,30 @@ function createOrchestrator(config: ServerConfig, agents: readonly Agent[]): Orc
     case 'task':
       return new TaskOrchestrator({ name: 'task', agents: metas, tasks: DEMO_TASKS, fallbackAgent: 'help' });
     case 'llm':
-      throw new Error('ORCHESTRATOR=llm is not available yet');
+      return new LLMOrchestrator({
+        name: 'llm',
+        agents: metas,
+        model: config.OPENAI_MODEL,
+        apiKey: config.OPENAI_API_KEY,
+        baseURL: config.OPENAI_BASE_URL,
+        fallback: { agent: 'help' },
+      });
     default:
       return new KeywordOrchestrator({ name: 'keyword', agents: metas });
   }
+}
+
+/** With an OpenAI key: a general assistant for everything the offline agents do not cover. */
+function createAssistantAgent(config: ServerConfig): Agent {
+  return llmAgent({
+    name: 'assistant',
+    description: 'A general assistant (a language model) for questions the other agents do not cover',
+    keywords: ['explain', 'why', 'who', 'write', 'summarize', 'summarise'],
+    model: config.OPENAI_MODEL,
+    apiKey: config.OPENAI_API_KEY,
+    baseURL: config.OPENAI_BASE_URL,
+    instructions: 'You are a concise, helpful assistant. Answer in a few sentences.',
+  });
 }
 
 /** Builds the demo app from configuration: agents, orchestrator, stores. */
@@ -39,6 +59,7 @@ export function buildServerApp(
   { agents: agentOptions, storeName = 'in-memory', ...stores }: BuildOptions = {},
 ): ServerApp {
   const agents = createDemoAgents(agentOptions);
+  if (config.OPENAI_API_KEY) agents.push(createAssistantAgent(config));
   const orchestrator = createOrchestrator(config, agents);
   const app = new App({
     name: 'switchboard-demo',
@@ -47,6 +68,7 @@ export function buildServerApp(
     agentTimeoutMs: config.AGENT_TIMEOUT_MS,
     sessionWaitMs: config.SESSION_WAIT_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
+    exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
     ...stores,
   });
   const description = `orchestrator ${orchestrator.name}, store ${storeName}, agents ${agents.map((agent) => agent.name).join(', ')}`;

@@ -17,6 +17,10 @@ const EnvSchema = z.object({
   AGENT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   SESSION_WAIT_MS: z.coerce.number().int().positive().default(10_000),
   LEASE_TTL_MS: z.coerce.number().int().positive().default(30_000),
+  EXPOSE_ERROR_DETAILS: z
+    .enum(['true', 'false', '1', '0'], { error: 'EXPOSE_ERROR_DETAILS must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true' || value === '1'),
 });
 
 /** The server's configuration, read from environment variables. */

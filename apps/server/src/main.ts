@@ -1,3 +1,4 @@
+import { setupTracing } from '@switchboard/runtime/otel';
 import { buildServerApp } from './build-app.js';
 import { readConfig } from './config.js';
 
@@ -9,13 +10,10 @@ try {
   process.exit(1);
 }
 
-const { app, orchestrator, description } = buildServerApp(config);
+// Exports to Langfuse (LANGFUSE_*) or any OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) when configured.
+const tracing = setupTracing();
+const { app, orchestrator, description } = buildServerApp(config, { tracing });
 const server = await app.start(orchestrator, { port: config.PORT, host: config.HOST });
-console.log(`Switchboard listening on ${server.url} (${description})`);
-console.log(
-  `Try: curl -s ${server.url}/v1/chat -H 'content-type: application/json' -d '{"message":"what is 2 + 3 * 4?"}'`,
-);
-
 const shutdown = (signal: string) => {
   console.log(`${signal} received: finishing running turns…`);
   server.close().then(
@@ -28,3 +26,10 @@ const shutdown = (signal: string) => {
 };
 process.once('SIGINT', () => shutdown('SIGINT'));
 process.once('SIGTERM', () => shutdown('SIGTERM'));
+
+console.log(`Switchboard listening on ${server.url} (${description})`);
+console.log(tracing.enabled ? `Tracing to ${tracing.destinations.join(' and ')}` : 'Tracing off (set LANGFUSE_* or OTEL_EXPORTER_OTLP_ENDPOINT)');
+console.log(
+  `Try: curl -s ${server.url}/v1/chat -H 'content-type: application/json' -d '{"message":"what is 2 + 3 * 4?"}'`,
+);
+

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
@@ -27,6 +28,7 @@ function startServer(env: Record<string, string>) {
     });
     void exited.then((code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
   });
+  listening.catch(() => {}); // tests that expect an exit never await it
   return { child, listening, exited, output: () => ({ stdout, stderr }) };
 }
 
@@ -66,6 +68,28 @@ describe('apps/server as a process', () => {
     const server = startServer({ ORCHESTRATOR: 'llm', OPENAI_API_KEY: '' });
     expect(await server.exited).toBe(1);
     expect(server.output().stderr).toContain('ORCHESTRATOR=llm needs OPENAI_API_KEY');
+  });
+
+  it('routes with ORCHESTRATOR=llm through an OpenAI-compatible endpoint and adds the LLM assistant', async () => {
+    const route = (agent: string, message: string) => JSON.stringify({ thought: 'routing', agent, message, reason: `${agent} fits` });
+    const model = await createScriptedModelServer({
+      script: [route('calculator', '6 * 7'), route('route_to_user', 'The answer is 42.')],
+    });
+    try {
+      const server = startServer({ ORCHESTRATOR: 'llm', OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.url, OPENAI_MODEL: 'router-model' });
+      const url = await server.listening;
+      expect(server.output().stdout).toContain('orchestrator llm');
+      expect(server.output().stdout).toContain('assistant');
+      const { status, body } = await chat(url, 'what is six times seven?');
+      expect(status).toBe(200);
+      expect(body.reply).toBe('The answer is 42.');
+      expect(model.requests).toHaveLength(2);
+      expect(model.requests[0]?.body.model).toBe('router-model');
+      // The agent really ran: its reply is what the router saw on the second call.
+      expect(JSON.stringify(model.requests[1]?.body.messages)).toContain('6 * 7 = 42');
+    } finally {
+      await model.close();
+    }
   });
 
   it('refuses an unknown ORCHESTRATOR with the allowed values', async () => {
