@@ -43,3 +43,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   }
   return parsed.data;
 }
+
+/** A URL without its password, for logs. */
+export function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

@@ -1,6 +1,7 @@
 import { setupTracing } from '@switchboard/runtime/otel';
+import { createRedisStores } from '@switchboard/runtime/redis';
 import { buildServerApp } from './build-app.js';
-import { readConfig } from './config.js';
+import { readConfig, redactUrl } from './config.js';
 
 let config: ReturnType<typeof readConfig>;
 try {
@@ -12,7 +13,14 @@ try {
 
 // Exports to Langfuse (LANGFUSE_*) or any OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) when configured.
 const tracing = setupTracing();
-const { app, orchestrator, description } = buildServerApp(config, { tracing });
+// With REDIS_URL every replica shares sessions, leases and memory; otherwise state lives in this process.
+const stores = config.REDIS_URL
+  ? {
+      ...createRedisStores(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX, idleTtlSeconds: config.SESSION_IDLE_TTL_SECONDS }),
+      storeName: `redis ${redactUrl(config.REDIS_URL)} (prefix ${config.REDIS_KEY_PREFIX})`,
+    }
+  : {};
+const { app, orchestrator, description } = buildServerApp(config, { tracing, ...stores });
 const server = await app.start(orchestrator, { port: config.PORT, host: config.HOST });
 const shutdown = (signal: string) => {
   console.log(`${signal} received: finishing running turns…`);

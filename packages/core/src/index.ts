@@ -27,7 +27,7 @@ export {
   UserError,
   ValidationError,
 } from './errors.js';
-export { createId } from './ids.js';
+export { createId, createSecretId } from './ids.js';
 export type { Memory, MemoryResult, MemoryScope, SetContentOptions } from './memory.js';
 export {
   type AgentMeta,

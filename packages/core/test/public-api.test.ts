@@ -53,6 +53,7 @@ const RUNTIME_EXPORTS = [
   'UserMessageSchema',
   'ValidationError',
   'createId',
+  'createSecretId',
   'currentUserMessage',
   'describeError',
   'isErrorMessage',

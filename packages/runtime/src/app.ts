@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import {
   type AgentMeta,
   ConfigurationError,
-  createId,
+  createSecretId,
   type Orchestrator,
   type OrchestratorOptions,
   ValidationError,
@@ -195,7 +195,7 @@ export class App {
   }
 
   /** Runs one turn in-process, without HTTP. */
-  async chat({ sessionId = createId('ses'), message, ...rest }: ChatInput): Promise<TurnResult> {
+  async chat({ sessionId = createSecretId('ses'), message, ...rest }: ChatInput): Promise<TurnResult> {
     if (typeof message !== 'string' || message.length === 0)
       throw new ValidationError({ message: 'message must be a non-empty string' });
     return this.#run({ sessionId, message, ...rest });

@@ -23,7 +23,8 @@ export interface AgentCallContext {
   timeoutMs: number;
   /** Aborted when the whole turn is abandoned (server shutdown). */
   turnSignal: AbortSignal;
-  emit: (event: TurnEvent) => void;
+  /** Receives the agent's events; undefined when nobody listens. */
+  emit: ((event: TurnEvent) => void) | undefined;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
@@ -116,7 +117,7 @@ export async function runAgentCall({
   );
   const onTurnAbort = () => controller.abort(turnSignal.reason);
   turnSignal.addEventListener('abort', onTurnAbort, { once: true });
-  emit({ type: 'agent-start', ...base, message: call.message });
+  emit?.({ type: 'agent-start', ...base, message: call.message });
 
   let status: 'ok' | 'error' = 'ok';
   let content: string;
@@ -131,7 +132,7 @@ export async function runAgentCall({
         ),
         signal,
       );
-      return collect(reply, signal, (delta) => emit({ type: 'agent-delta', ...base, delta }));
+      return collect(reply, signal, (delta) => emit?.({ type: 'agent-delta', ...base, delta }));
     });
     content = result.content;
     metadata = result.metadata;
@@ -144,7 +145,7 @@ export async function runAgentCall({
     turnSignal.removeEventListener('abort', onTurnAbort);
   }
   endAgentSpan(span, { status, content, error: failure });
-  emit({ type: 'agent-end', ...base, status, content, endOfMessage: true });
+  emit?.({ type: 'agent-end', ...base, status, content, endOfMessage: true });
   const message: ToolMessage = {
     id: messageId,
     role: 'tool',

@@ -155,7 +155,7 @@ export class TurnEngine {
 
   async #runLeased(request: TurnRequest): Promise<TurnResult> {
     const { orchestrator, sessions, memory } = this.#parts;
-    const { sessionId, userId, tenantId, onEvent = noop } = request;
+    const { sessionId, userId, tenantId, onEvent } = request;
     const turnId = createId('turn');
     const startedAt = new Date().toISOString();
     const userMessage: UserMessage = {
@@ -175,8 +175,9 @@ export class TurnEngine {
     });
     const traceId = traceIdOf(turnSpan);
     const turnContext = trace.setSpan(otelContext.active(), turnSpan);
-    const emit = (event: TurnEvent) => onEvent(event);
-    emit({
+    // Without a listener no event object is even built (an optional call skips its arguments).
+    const emit = onEvent;
+    emit?.({
       type: 'turn-start',
       sessionId,
       turnId,
@@ -237,7 +238,7 @@ export class TurnEngine {
     }
 
     if (outcome.error) {
-      emit({
+      emit?.({
         type: 'error',
         sessionId,
         turnId,
@@ -247,7 +248,7 @@ export class TurnEngine {
         endOfMessage: true,
       });
     }
-    emit({
+    emit?.({
       type: 'message',
       sessionId,
       turnId,
@@ -255,7 +256,7 @@ export class TurnEngine {
       content: outcome.reply,
       endOfMessage: true,
     });
-    emit({
+    emit?.({
       type: 'turn-end',
       sessionId,
       turnId,
@@ -295,7 +296,7 @@ export class TurnEngine {
     requestContext: RequestContext;
     turnContext: ReturnType<typeof otelContext.active>;
     steps: RouteStep[];
-    emit: (event: TurnEvent) => void;
+    emit: ((event: TurnEvent) => void) | undefined;
   }): Promise<{ reply: string; status: TurnStatus; error?: Error; toolCallId: string }> {
     const { orchestrator, agents, sessions } = this.#parts;
     const { maxHops, failureMessage, agentTimeoutMs } = this.#options;
@@ -323,7 +324,7 @@ export class TurnEngine {
       endDecisionSpan(decisionSpan, decision);
       const step = toRouteStep(hop, decision, startedAt, this.#options.exposeErrorDetails);
       steps.push(step);
-      emit({ type: 'route', sessionId, turnId, messageId: createId('evt'), step, endOfMessage: true });
+      emit?.({ type: 'route', sessionId, turnId, messageId: createId('evt'), step, endOfMessage: true });
 
       if (isErrorMessage(decision)) {
         return {

@@ -1,4 +1,4 @@
-import { type AgentMeta, createId, NotFoundError } from '@switchboard/core';
+import { type AgentMeta, createId, createSecretId, NotFoundError } from '@switchboard/core';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { TurnEvent } from '../engine/events.js';
@@ -76,7 +76,7 @@ export function createRoutes(
       if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
       const body = parseOrThrow(ChatRequest, await readJsonBody(c), 'chat request');
       const request: TurnRequest = {
-        sessionId: body.sessionId ?? createId('ses'),
+        sessionId: body.sessionId ?? createSecretId('ses'),
         message: body.message,
         userId: body.userId,
         metadata: body.metadata,

@@ -18,14 +18,19 @@ interface SessionData {
 const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Detaches a message from the caller's object. Messages are flat apart from
- * `metadata`, so a spread plus a clone of the metadata is a full copy at a
- * fraction of the cost of `structuredClone`.
+ * Makes a stored message immutable, so that nobody can change history by
+ * mutating what they appended or what they read. Freezing in place costs a
+ * fraction of a copy, and reads can then hand out the stored objects.
  */
-function copyMessage(message: MessageItem): MessageItem {
-  return message.metadata === undefined
-    ? { ...message }
-    : { ...message, metadata: structuredClone(message.metadata) };
+function freezeMessage(message: MessageItem): MessageItem {
+  if (message.metadata !== undefined) deepFreeze(message.metadata);
+  return Object.freeze(message);
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
 }
 
 /**
@@ -33,9 +38,9 @@ function copyMessage(message: MessageItem): MessageItem {
  * and are forgotten after `idleTtlSeconds` without a write, or on restart.
  *
  * Appends are O(1), reads copy only the requested tail, and the lease is a
- * fair (first come, first served) mutex per session. Stored messages are
- * copies, so callers can neither change history by mutating what they
- * appended nor by mutating what they read. Call `close()` to stop the
+ * fair (first come, first served) mutex per session. Appended messages are
+ * frozen (with their `metadata`) and kept by reference, so nobody
+ * can change history by mutating what they appended or read. Call `close()` to stop the
  * background sweep timer (it never keeps the process alive on its own).
  *
  * @example
@@ -128,8 +133,9 @@ export class InMemorySessionStore implements SessionStore {
       session = { messages: [], turns: [], expiresAt: 0 };
       this.#sessions.set(sessionId, session);
     }
-    for (const message of messages) session.messages.push(copyMessage(message));
-    if (turn) session.turns.push(structuredClone(turn));
+    for (const message of messages) session.messages.push(freezeMessage(message));
+    // Turn records are read rarely (GET /v1/sessions/:id), so they are copied on read, not on write.
+    if (turn) session.turns.push(turn);
     session.expiresAt = Date.now() + this.#idleTtlMs;
     return session;
   }
@@ -147,10 +153,7 @@ export class InMemorySessionStore implements SessionStore {
   #tail(messages: readonly MessageItem[], limit: number | undefined): MessageItem[] {
     if (limit !== undefined && limit <= 0) return [];
     const start = limit === undefined ? 0 : Math.max(0, messages.length - limit);
-    const tail: MessageItem[] = [];
-    for (let index = start; index < messages.length; index += 1)
-      tail.push(copyMessage(messages[index] as MessageItem));
-    return tail;
+    return messages.slice(start);
   }
 
   #sweep(): void {

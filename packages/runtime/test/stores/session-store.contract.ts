@@ -119,11 +119,23 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       const store = await open();
       const message = toolMessage('original');
       await store.append('s1', [message]);
-      message.content = 'changed after append';
+      // A store may copy or freeze what it keeps: a mutation either throws or changes nothing stored.
+      const attempt = (mutate: () => void) => {
+        try {
+          mutate();
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+        }
+      };
+      attempt(() => {
+        message.content = 'changed after append';
+      });
       const [read] = await store.read('s1');
       if (read?.role !== 'tool') throw new Error('expected the tool message back');
-      read.content = 'changed after read';
-      (read.metadata as { nested: { items: number[] } }).nested.items.push(3);
+      attempt(() => {
+        read.content = 'changed after read';
+      });
+      attempt(() => (read.metadata as { nested: { items: number[] } }).nested.items.push(3));
       expect(await store.read('s1')).toMatchObject([
         { content: 'original', metadata: { nested: { items: [1, 2] } } },
       ]);
