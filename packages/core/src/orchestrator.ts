@@ -135,9 +135,24 @@ function isAllowed(name: string, agents: readonly AgentMeta[]): boolean {
   return false;
 }
 
+/** The common case, checked without allocating; zod runs only when this says no, to explain why. */
+function looksLikeToolCall(value: unknown): value is ToolCall {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, toolName, message, thought, reason } = value as Record<string, unknown>;
+  return (
+    typeof id === 'string' &&
+    id.length > 0 &&
+    typeof toolName === 'string' &&
+    toolName.length > 0 &&
+    typeof message === 'string' &&
+    (thought === undefined || typeof thought === 'string') &&
+    (reason === undefined || typeof reason === 'string')
+  );
+}
+
 function checkCall(value: unknown, agents: readonly AgentMeta[]): ErrorMessage | undefined {
-  const parsed = ToolCallSchema.safeParse(value);
-  if (!parsed.success) {
+  const parsed = looksLikeToolCall(value) ? undefined : ToolCallSchema.safeParse(value);
+  if (parsed && !parsed.success) {
     const detail = parsed.error.issues.map((issue) => `${issue.path.join('.') || 'value'}: ${issue.message}`);
     return invalid(`not a ToolCall (${detail.join('; ')})`);
   }

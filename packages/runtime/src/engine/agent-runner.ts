@@ -1,4 +1,4 @@
-import { type Context, context as otelContext, trace } from '@opentelemetry/api';
+import { type Context, context as otelContext } from '@opentelemetry/api';
 import {
   AgentError,
   AgentTimeoutError,
@@ -8,9 +8,11 @@ import {
   type ToolCall,
   type ToolMessage,
 } from '@switchboard/core';
-import type { Agent, AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
+import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
+import { AgentAbort } from './agent-abort.js';
 import type { TurnEvent } from './events.js';
+import { withSpan } from './trace-context.js';
 
 /** Everything one agent call needs from its turn. */
 export interface AgentCallContext {
@@ -27,35 +29,44 @@ export interface AgentCallContext {
   emit: ((event: TurnEvent) => void) | undefined;
 }
 
+function isThenable(value: unknown): value is PromiseLike<AgentReply> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
 function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-/** Resolves with `promise`, or rejects with the signal's reason as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+/**
+ * Runs the agent. A synchronous string reply costs no promise, signal or
+ * listener; a pending reply or a stream is raced against the call's abort,
+ * which also follows the turn's shutdown signal while the agent runs.
+ */
+async function invoke(
+  agent: Agent,
+  message: string,
+  context: AgentContext,
+  abort: AgentAbort,
+  turnSignal: AbortSignal,
+  onDelta: ((delta: string) => void) | undefined,
+): Promise<AgentReplyWithMetadata> {
+  let reply = agent.run(message, context);
+  if (typeof reply === 'string') return { content: reply };
+  const unfollow = abort.follow(turnSignal);
+  try {
+    if (isThenable(reply)) reply = await abort.race(reply);
+    if (typeof reply === 'string') return { content: reply };
+    return await collect(reply, abort, onDelta);
+  } finally {
+    unfollow();
+  }
 }
 
 async function collect(
-  reply: AgentReply,
-  signal: AbortSignal,
-  onDelta: (delta: string) => void,
-): Promise<{ content: string; metadata?: Record<string, unknown> }> {
-  if (typeof reply === 'string') return { content: reply };
+  reply: Exclude<AgentReply, string>,
+  abort: AgentAbort,
+  onDelta: ((delta: string) => void) | undefined,
+): Promise<AgentReplyWithMetadata> {
   if (!isAsyncIterable(reply)) {
     if (typeof reply?.content !== 'string')
       throw new TypeError('run() must return a string, { content }, or an async iterable of strings');
@@ -65,7 +76,7 @@ async function collect(
   let content = '';
   try {
     for (;;) {
-      const next = await untilAborted(iterator.next(), signal);
+      const next = await abort.race(iterator.next());
       if (next.done) {
         // A generator may return `{ metadata }` (e.g. token usage) to keep on the stored message.
         const metadata = (next.value as Partial<AgentReplyWithMetadata> | undefined)?.metadata;
@@ -73,7 +84,7 @@ async function collect(
       }
       const delta = String(next.value);
       content += delta;
-      onDelta(delta);
+      onDelta?.(delta);
     }
   } catch (error) {
     void iterator.return?.()?.catch(() => undefined);
@@ -110,13 +121,11 @@ export async function runAgentCall({
     agent: agent.name,
   };
   const span = startAgentSpan(parent, { agent: agent.name, toolCallId: call.id, message: call.message });
-  const controller = new AbortController();
+  const abort = new AgentAbort();
   const timer = setTimeout(
-    () => controller.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
+    () => abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
     timeoutMs,
   );
-  const onTurnAbort = () => controller.abort(turnSignal.reason);
-  turnSignal.addEventListener('abort', onTurnAbort, { once: true });
   emit?.({ type: 'agent-start', ...base, message: call.message });
 
   let status: 'ok' | 'error' = 'ok';
@@ -124,16 +133,18 @@ export async function runAgentCall({
   let metadata: Record<string, unknown> | undefined;
   let failure: AgentError | undefined;
   try {
-    const signal = controller.signal;
-    const result = await otelContext.with(trace.setSpan(parent, span), async () => {
-      const reply = await untilAborted(
-        Promise.resolve().then(() =>
-          agent.run(call.message, { signal, toolCall: call, conversation, request }),
-        ),
-        signal,
-      );
-      return collect(reply, signal, (delta) => emit?.({ type: 'agent-delta', ...base, delta }));
-    });
+    const onDelta = emit && ((delta: string) => emit({ type: 'agent-delta', ...base, delta }));
+    const context: AgentContext = {
+      get signal() {
+        return abort.signal;
+      },
+      toolCall: call,
+      conversation,
+      request,
+    };
+    const result = await otelContext.with(withSpan(parent, span), () =>
+      invoke(agent, call.message, context, abort, turnSignal, onDelta),
+    );
     content = result.content;
     metadata = result.metadata;
   } catch (error) {
@@ -142,7 +153,6 @@ export async function runAgentCall({
     content = failure.message;
   } finally {
     clearTimeout(timer);
-    turnSignal.removeEventListener('abort', onTurnAbort);
   }
   endAgentSpan(span, { status, content, error: failure });
   emit?.({ type: 'agent-end', ...base, status, content, endOfMessage: true });

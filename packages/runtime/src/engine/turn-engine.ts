@@ -1,4 +1,4 @@
-import { context as otelContext, trace } from '@opentelemetry/api';
+import { type Context, context as otelContext } from '@opentelemetry/api';
 import {
   type AssistantMessage,
   type Conversation,
@@ -36,6 +36,7 @@ import {
 import { runAgentCall } from './agent-runner.js';
 import type { TurnEvent } from './events.js';
 import { errorCode, toRouteStep } from './route-step.js';
+import { withSpan } from './trace-context.js';
 
 /** Limits and defaults of the turn loop. */
 export interface TurnOptions {
@@ -174,7 +175,7 @@ export class TurnEngine {
       input: request.message,
     });
     const traceId = traceIdOf(turnSpan);
-    const turnContext = trace.setSpan(otelContext.active(), turnSpan);
+    const turnContext = withSpan(otelContext.active(), turnSpan);
     // Without a listener no event object is even built (an optional call skips its arguments).
     const emit = onEvent;
     emit?.({
@@ -294,7 +295,7 @@ export class TurnEngine {
     messages: MessageItem[];
     turnStart: number;
     requestContext: RequestContext;
-    turnContext: ReturnType<typeof otelContext.active>;
+    turnContext: Context;
     steps: RouteStep[];
     emit: ((event: TurnEvent) => void) | undefined;
   }): Promise<{ reply: string; status: TurnStatus; error?: Error; toolCallId: string }> {
@@ -318,9 +319,12 @@ export class TurnEngine {
         hop,
         candidates: this.#candidateNames,
       });
-      const decisionContext = trace.setSpan(turn.turnContext, decisionSpan);
+      const decisionContext = withSpan(turn.turnContext, decisionSpan);
       const startedAt = performance.now();
-      const decision = await otelContext.with(decisionContext, () => this.#decide(conversation));
+      const decision =
+        decisionContext === turn.turnContext
+          ? await this.#decide(conversation)
+          : await otelContext.with(decisionContext, () => this.#decide(conversation));
       endDecisionSpan(decisionSpan, decision);
       const step = toRouteStep(hop, decision, startedAt, this.#options.exposeErrorDetails);
       steps.push(step);
