@@ -34,8 +34,6 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   sessionStore?: SessionStore;
   /** Where `getMemory()` values live (default: in memory). */
   memoryStore?: MemoryStore;
-  /** Idle time after which the default in-memory stores forget a session (default one day). */
-  sessionIdleTtlSeconds?: number;
   /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
   tracing?: Shutdownable;
   /** How long `close()` waits for running turns before abandoning them (default 10 000 ms). */

@@ -58,6 +58,8 @@ export interface TurnOptions {
    * the codes are always shown and the full errors are always on the trace.
    */
   exposeErrorDetails?: boolean;
+  /** Session memory expires after this many seconds without a write to it (default one day). */
+  sessionIdleTtlSeconds?: number;
 }
 
 /** One user message to process. */
@@ -117,6 +119,7 @@ export class TurnEngine {
       leaseTtlMs = 30_000,
       failureMessage = 'Sorry, something went wrong while handling your message. Please try again.',
       exposeErrorDetails = false,
+      sessionIdleTtlSeconds = 86_400,
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
@@ -129,6 +132,7 @@ export class TurnEngine {
       leaseTtlMs,
       failureMessage,
       exposeErrorDetails,
+      sessionIdleTtlSeconds,
     };
   }
 
@@ -194,7 +198,10 @@ export class TurnEngine {
       tenantId,
       requestId: request.requestId ?? createId('req'),
       signal: this.#parts.signal,
-      memory: (scope) => bindMemory(memory, scope, memoryNamespace(scope, owner)),
+      memory: (scope) =>
+        bindMemory(memory, scope, memoryNamespace(scope, owner), {
+          defaultTtlSeconds: scope === 'session' ? this.#options.sessionIdleTtlSeconds : undefined,
+        }),
     });
 
     const steps: RouteStep[] = [];

@@ -5,7 +5,7 @@
  */
 export { InMemoryMemoryStore, type InMemoryMemoryStoreOptions } from './in-memory-memory-store.js';
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './in-memory-session-store.js';
-export { bindMemory, type MemoryOwner, memoryNamespace } from './memory-binding.js';
+export { type BindMemoryOptions, bindMemory, type MemoryOwner, memoryNamespace } from './memory-binding.js';
 export type { MemoryStore, MemoryWriteOptions } from './memory-store.js';
 export {
   type AppendOptions,

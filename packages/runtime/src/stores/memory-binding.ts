@@ -37,8 +37,25 @@ export function memoryNamespace(scope: MemoryScope, { sessionId, userId, tenantI
   }
 }
 
+/** Options of {@link bindMemory}. */
+export interface BindMemoryOptions {
+  /**
+   * Time to live of every write that sets none of its own, refreshed by each
+   * write: the runtime uses the session idle time for session memory, so that
+   * it expires with the session.
+   */
+  defaultTtlSeconds?: number;
+}
+
 /** Binds a {@link MemoryStore} to one namespace, as the result-valued {@link Memory} API. */
-export function bindMemory(store: MemoryStore, scope: MemoryScope, namespace: string): Memory {
+export function bindMemory(
+  store: MemoryStore,
+  scope: MemoryScope,
+  namespace: string,
+  { defaultTtlSeconds }: BindMemoryOptions = {},
+): Memory {
+  const withTtl = (options?: { ttlSeconds?: number }) =>
+    defaultTtlSeconds === undefined || options?.ttlSeconds !== undefined ? options : { ttlSeconds: defaultTtlSeconds };
   return {
     scope,
     getContent: async <T>(key: string, defaultValue?: T) => {
@@ -47,13 +64,13 @@ export function bindMemory(store: MemoryStore, scope: MemoryScope, namespace: st
       return result as MemoryResult<T | undefined>;
     },
     setContent: <T>(key: string, value: T, options?: { ttlSeconds?: number }) =>
-      settle(store.set(namespace, key, value, options).then(() => value)),
+      settle(store.set(namespace, key, value, withTtl(options)).then(() => value)),
     deleteContent: (key: string) => settle(store.delete(namespace, key)),
     updateContent: <T>(
       key: string,
       fn: (current: T) => T,
       defaultValue: T,
       options?: { ttlSeconds?: number },
-    ) => settle(store.update(namespace, key, fn, defaultValue, options)),
+    ) => settle(store.update(namespace, key, fn, defaultValue, withTtl(options))),
   };
 }
