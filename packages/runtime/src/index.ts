@@ -11,6 +11,7 @@ export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm
 export type { ChatClient, LlmClientOptions } from './agents/llm-client.js';
 export { type LlmTool, type LlmToolContext, type LlmToolDefinition, llmTool } from './agents/llm-tool.js';
 export type { TokenUsage } from './agents/llm-tracing.js';
+export { type RemoteAgentOptions, remoteAgent } from './agents/remote-agent.js';
 export {
   App,
   type AppOptions,

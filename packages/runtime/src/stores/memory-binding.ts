@@ -55,7 +55,9 @@ export function bindMemory(
   { defaultTtlSeconds }: BindMemoryOptions = {},
 ): Memory {
   const withTtl = (options?: { ttlSeconds?: number }) =>
-    defaultTtlSeconds === undefined || options?.ttlSeconds !== undefined ? options : { ttlSeconds: defaultTtlSeconds };
+    defaultTtlSeconds === undefined || options?.ttlSeconds !== undefined
+      ? options
+      : { ttlSeconds: defaultTtlSeconds };
   return {
     scope,
     getContent: async <T>(key: string, defaultValue?: T) => {

@@ -1,0 +1,125 @@
+import { AgentError, ConfigurationError } from '@switchboard/core';
+import { z } from 'zod';
+import { type Agent, type AgentContext, defineAgent } from './agent.js';
+
+/** Options of {@link remoteAgent}. */
+export interface RemoteAgentOptions {
+  name: string;
+  description: string;
+  /**
+   * The base URL of another Switchboard server (its `POST /v1/chat` is
+   * called), or the full URL of any endpoint that speaks the same JSON.
+   */
+  url: string;
+  /** Sent with every request, e.g. `{ authorization: 'Bearer …' }`. */
+  headers?: Record<string, string>;
+  keywords?: string[];
+  capabilities?: string[];
+  /** Overrides the app's per-agent timeout. */
+  timeoutMs?: number;
+}
+
+const RemoteReplySchema = z.object({ reply: z.string(), status: z.string().optional() });
+const RemoteErrorSchema = z.object({ error: z.object({ message: z.string() }) });
+
+function chatUrl(url: string, name: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigurationError({ message: `Remote agent '${name}' has an invalid url '${url}'` });
+  }
+  if (parsed.pathname === '/' || parsed.pathname === '') parsed.pathname = '/v1/chat';
+  return parsed.toString();
+}
+
+/**
+ * The remote session for a local one: its own id (so that two servers
+ * sharing one Redis never wait on each other's lease), stable across turns
+ * so that the remote keeps the conversation.
+ */
+function remoteSessionId(sessionId: string, agent: string): string {
+  const id = `${sessionId}.${agent}`;
+  return id.length <= 128 ? id : id.slice(id.length - 128);
+}
+
+async function callRemote(
+  endpoint: string,
+  name: string,
+  headers: Record<string, string>,
+  message: string,
+  context: AgentContext,
+) {
+  const { request, signal } = context;
+  const body: Record<string, unknown> = { message, sessionId: remoteSessionId(request.sessionId, name) };
+  if (request.userId) body.userId = request.userId;
+  let response: Response;
+  try {
+    response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-request-id': request.requestId,
+        ...headers,
+      },
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) throw signal.reason;
+    throw new AgentError({ agent: name, message: `could not reach ${endpoint}`, cause: error });
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  if (!response.ok) {
+    const detail = RemoteErrorSchema.safeParse(json);
+    const reason = detail.success ? detail.data.error.message : text.slice(0, 200);
+    throw new AgentError({ agent: name, message: `${endpoint} answered ${response.status}: ${reason}` });
+  }
+  const reply = RemoteReplySchema.safeParse(json);
+  if (!reply.success)
+    throw new AgentError({ agent: name, message: `${endpoint} answered without a "reply" string` });
+  if (reply.data.status === 'failed')
+    throw new AgentError({ agent: name, message: `the remote turn failed: ${reply.data.reply}` });
+  return reply.data.reply;
+}
+
+/**
+ * An agent served over HTTP, such as another Switchboard server: each call
+ * posts `{ message, sessionId, userId }` and uses the `reply` of the answer.
+ * The remote keeps its own session per local session, so it remembers the
+ * conversation. Errors, non-2xx answers and a failed remote turn become an
+ * error `tool` message; the call is aborted on timeout.
+ *
+ * @example
+ * ```ts
+ * const billing = remoteAgent({ name: 'billing', description: 'Invoices and refunds', url: 'http://billing:3000' });
+ * const app = new App({ name: 'front-desk', agents: [billing, faq] });
+ * ```
+ */
+export function remoteAgent({
+  name,
+  description,
+  url,
+  headers = {},
+  keywords,
+  capabilities,
+  timeoutMs,
+}: RemoteAgentOptions): Agent {
+  const endpoint = chatUrl(url, name);
+  return defineAgent({
+    name,
+    description,
+    keywords,
+    capabilities,
+    timeoutMs,
+    metadata: { remote: endpoint },
+    run: (message, context) => callRemote(endpoint, name, headers, message, context),
+  });
+}
