@@ -1,0 +1,106 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL, useRedis } from '../../../../packages/runtime/test/support/redis.js';
+import { chat, type Replica, readSession, replyPid, useReplicas } from './support/replicas.js';
+
+const redis = useRedis();
+const replicas = useReplicas();
+
+const SESSIONS = 10;
+const REQUESTS = 300;
+const LEASE_TTL_MS = 1_500;
+
+let servers: Replica[];
+let sessionPrefix: string;
+
+beforeAll(async () => {
+  sessionPrefix = `replicas-${randomBytes(4).toString('hex')}`;
+  servers = await replicas.start(3, {
+    REDIS_URL,
+    KEY_PREFIX: redis.prefix(),
+    ORCHESTRATOR: 'keyword',
+    LEASE_TTL_MS: String(LEASE_TTL_MS),
+    SESSION_WAIT_MS: '60000',
+  });
+}, 30_000);
+
+describe('three replicas sharing one Redis', () => {
+  it('keep every turn of 300 concurrent requests over 10 sessions, each turn contiguous, none duplicated', async () => {
+    const sessionOf = (index: number) => `${sessionPrefix}-s${index % SESSIONS}`;
+    const outcomes = await Promise.all(
+      Array.from({ length: REQUESTS }, (_, index) =>
+        chat(
+          servers[index % servers.length]!.url,
+          { message: `echo request ${index}`, sessionId: sessionOf(index) },
+          { timeoutMs: 40_000 },
+        ),
+      ),
+    );
+
+    const failures = outcomes.filter((outcome) => outcome.status !== 200 || outcome.body.status !== 'completed');
+    expect(failures.map((failure) => failure.body)).toEqual([]);
+    // Each request was answered by the replica it was sent to, and all three took part.
+    outcomes.forEach((outcome, index) => {
+      expect(outcome.body.reply).toBe(`echo: echo request ${index} (pid ${servers[index % 3]!.pid})`);
+    });
+    expect(new Set(outcomes.map((outcome) => replyPid(outcome.body.reply))).size).toBe(3);
+
+    const allIds = new Set<string>();
+    for (let session = 0; session < SESSIONS; session += 1) {
+      // Any replica serves any session's history.
+      const { messages, turns } = await readSession(servers[session % 3]!.url, sessionOf(session));
+      expect(messages).toHaveLength(3 * (REQUESTS / SESSIONS));
+      expect(turns).toHaveLength(REQUESTS / SESSIONS);
+      const userTexts: string[] = [];
+      for (let turn = 0; turn < turns.length; turn += 1) {
+        const [user, tool, assistant] = messages.slice(3 * turn, 3 * turn + 3);
+        expect([user?.role, tool?.role, assistant?.role]).toEqual(['user', 'tool', 'assistant']);
+        // The three messages belong to the same turn: the agent echoed this user message.
+        expect(tool?.content).toMatch(new RegExp(`^echo: ${user?.content} \\(pid \\d+\\)$`));
+        expect(assistant?.content).toBe(tool?.content);
+        expect(turns[turn]?.userMessageId).toBe(user?.id);
+        expect(turns[turn]?.status).toBe('completed');
+        userTexts.push(user?.content ?? '');
+      }
+      const expected = Array.from({ length: REQUESTS / SESSIONS }, (_, k) => `echo request ${session + k * SESSIONS}`);
+      expect(userTexts.sort()).toEqual(expected.sort());
+      for (const message of messages) allIds.add(message.id);
+    }
+    expect(allIds.size).toBe(3 * REQUESTS);
+  }, 45_000);
+
+  it('lets another replica take a session once the lease of a replica killed mid-turn expires', async () => {
+    const [victim, survivor] = [servers[0]!, servers[1]!];
+    const sessionId = `${sessionPrefix}-crash`;
+    const interrupted = chat(victim.url, { message: 'slow 5000', sessionId }).catch((error: unknown) => error);
+
+    // The turn is under way once its user message is stored.
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const stored = await readSession(survivor.url, sessionId).catch(() => undefined);
+      if (stored?.messages.some((message) => message.content === 'slow 5000')) break;
+      if (Date.now() > deadline) throw new Error('the slow turn never started');
+      await delay(20);
+    }
+    await delay(300);
+    victim.child.kill('SIGKILL');
+    expect(await interrupted).toBeInstanceOf(Error);
+
+    const next = await chat(survivor.url, { message: 'echo after the crash', sessionId });
+    expect(next.status).toBe(200);
+    expect(next.body.reply).toBe(`echo: echo after the crash (pid ${survivor.pid})`);
+    // It waited for the dead replica's lease to expire: not the 5 s the slow turn needed, nor no time.
+    expect(next.elapsedMs).toBeGreaterThan(LEASE_TTL_MS / 3);
+    expect(next.elapsedMs).toBeLessThan(LEASE_TTL_MS + 1_500);
+
+    const { messages, turns } = await readSession(survivor.url, sessionId);
+    expect(messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'slow 5000'],
+      ['user', 'echo after the crash'],
+      ['tool', next.body.reply],
+      ['assistant', next.body.reply],
+    ]);
+    expect(turns.map((turn) => [turn.userMessageId, turn.status])).toEqual([[messages[1]!.id, 'completed']]);
+  }, 20_000);
+});

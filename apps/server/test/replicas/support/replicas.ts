@@ -1,0 +1,167 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { MessageItem } from '@switchboard/core';
+import { afterAll } from 'vitest';
+
+const script = fileURLToPath(new URL('../fixtures/replica.ts', import.meta.url));
+const repositoryRoot = fileURLToPath(new URL('../../../../../', import.meta.url));
+
+/** How long a replica may take to print `READY` (tsx compiles on a shared, busy machine). */
+const START_TIMEOUT_MS = 20_000;
+/** How long a replica may take to exit after SIGTERM before it is killed. */
+const STOP_TIMEOUT_MS = 3_000;
+
+/** A replica process started by {@link useReplicas}. */
+export interface Replica {
+  readonly url: string;
+  readonly pid: number;
+  readonly child: ChildProcessWithoutNullStreams;
+  /** What the process printed so far, for failure messages. */
+  output(): string;
+}
+
+/** The environment of one replica (see `fixtures/replica.ts`). */
+export interface ReplicaEnvironment {
+  REDIS_URL: string;
+  KEY_PREFIX: string;
+  ORCHESTRATOR: 'keyword' | 'round-robin';
+  LEASE_TTL_MS?: string;
+  SESSION_WAIT_MS?: string;
+}
+
+function isRunning(child: ChildProcessWithoutNullStreams): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+function exited(child: ChildProcessWithoutNullStreams, timeoutMs: number): Promise<boolean> {
+  if (!isRunning(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+function startReplica(environment: ReplicaEnvironment, children: ChildProcessWithoutNullStreams[]) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: repositoryRoot,
+    env: { ...process.env, PORT: '0', ...environment },
+  });
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  return new Promise<Replica>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`replica did not print READY within ${START_TIMEOUT_MS} ms:\n${output}`)),
+      START_TIMEOUT_MS,
+    );
+    const onData = () => {
+      const url = /^READY (\S+)$/m.exec(output)?.[1];
+      if (url === undefined) return;
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      resolve({ url, pid: child.pid as number, child, output: () => output });
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`replica exited (${code ?? signal}) before READY:\n${output}`));
+    });
+  });
+}
+
+/**
+ * Starts replica processes for a test file and stops every one of them in
+ * `afterAll`, even when a test failed: SIGTERM first, SIGKILL after
+ * {@link STOP_TIMEOUT_MS}. Call it after `useRedis()` so that the replicas are
+ * gone before the Redis helper deletes the test's keys.
+ */
+export function useReplicas(): { start(count: number, environment: ReplicaEnvironment): Promise<Replica[]> } {
+  const children: ChildProcessWithoutNullStreams[] = [];
+  // Should the test runner itself exit early, no replica outlives it.
+  const killAll = () => {
+    for (const child of children) if (isRunning(child)) child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+
+  afterAll(async () => {
+    await Promise.all(
+      children.map(async (child) => {
+        if (!isRunning(child)) return;
+        child.kill('SIGTERM');
+        if (!(await exited(child, STOP_TIMEOUT_MS))) {
+          child.kill('SIGKILL');
+          await exited(child, STOP_TIMEOUT_MS);
+        }
+      }),
+    );
+    process.off('exit', killAll);
+  }, 2 * STOP_TIMEOUT_MS + 1_000);
+
+  return {
+    start: (count, environment) =>
+      Promise.all(Array.from({ length: count }, () => startReplica(environment, children))),
+  };
+}
+
+/** A route step as the chat response shows it. */
+export interface RouteStepBody {
+  kind: string;
+  calls: Array<{ agent: string; reason?: string }>;
+}
+
+/** What `POST /v1/chat` answered, and how long it took. */
+export interface ChatOutcome {
+  status: number;
+  elapsedMs: number;
+  body: {
+    sessionId?: string;
+    reply?: string;
+    status?: string;
+    steps?: RouteStepBody[];
+    error?: { code: string; message: string };
+  };
+}
+
+/** Sends one chat message; a request that takes longer than `timeoutMs` fails the test. */
+export async function chat(
+  url: string,
+  body: { message: string; sessionId?: string },
+  { timeoutMs = 30_000 }: { timeoutMs?: number } = {},
+): Promise<ChatOutcome> {
+  const startedAt = performance.now();
+  const response = await fetch(`${url}/v1/chat`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const parsed = (await response.json()) as ChatOutcome['body'];
+  return { status: response.status, elapsedMs: performance.now() - startedAt, body: parsed };
+}
+
+/** A session as `GET /v1/sessions/:id` shows it. */
+export interface SessionBody {
+  messages: MessageItem[];
+  turns: Array<{ turnId: string; userMessageId: string; status: string }>;
+}
+
+/** Reads a session's history from a replica. */
+export async function readSession(url: string, sessionId: string): Promise<SessionBody> {
+  const response = await fetch(`${url}/v1/sessions/${sessionId}`, { signal: AbortSignal.timeout(10_000) });
+  if (response.status !== 200) throw new Error(`GET session ${sessionId}: ${response.status}`);
+  return (await response.json()) as SessionBody;
+}
+
+/** The pid an agent of `fixtures/replica.ts` put in its reply. */
+export function replyPid(reply: string | undefined): number | undefined {
+  const match = /\(pid (\d+)\)/.exec(reply ?? '');
+  return match ? Number(match[1]) : undefined;
+}
