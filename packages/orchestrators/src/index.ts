@@ -1,17 +1,15 @@
+export type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
 export { type Capability, type ClarifyingQuestionOptions, clarifyingQuestion } from './clarification.js';
 export {
-  describeScores,
   KeywordMatcher,
   type KeywordMatcherOptions,
   type MatchScore,
   type MatchTarget,
 } from './keyword-matcher.js';
 export { KeywordOrchestrator, type KeywordOrchestratorOptions } from './keyword-orchestrator.js';
-export type { ChatClient, LlmClientOptions } from './llm-client.js';
 export { LLMOrchestrator, type LLMOrchestratorOptions, type LlmRouterFallback } from './llm-orchestrator.js';
 export { type LlmTaskClassifierOptions, llmTaskClassifier, NO_TASK } from './llm-task-classifier.js';
 export { RoundRobinOrchestrator, type RoundRobinOrchestratorOptions } from './round-robin-orchestrator.js';
 export { RoutingOrchestrator } from './routing-orchestrator.js';
 export type { TaskClassifier, TaskDescription } from './task-classifier.js';
 export { type TaskDefinition, TaskOrchestrator, type TaskOrchestratorOptions } from './task-orchestrator.js';
-export { stem, tokenize, words } from './word-stems.js';

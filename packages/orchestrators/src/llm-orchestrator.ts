@@ -13,9 +13,9 @@ import {
   routeToUser,
   toolCall,
 } from '@switchboard/core';
+import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchboard/runtime';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { CandidateCache } from './llm-candidate-cache.js';
-import { type ChatClient, clientResolver, type LlmClientOptions } from './llm-client.js';
 import { DEFAULT_ROUTER_INSTRUCTIONS, routerConversation, routerSystemPrompt } from './llm-route-prompt.js';
 import { type RouteAnswer, type RouteSchema, routeSchema } from './llm-route-schema.js';
 import { askForStructuredAnswer, type StructuredAnswer } from './llm-structured-output.js';

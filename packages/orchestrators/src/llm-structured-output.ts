@@ -1,8 +1,8 @@
 import { context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 import { RequestContext } from '@switchboard/core';
+import type { ChatClient } from '@switchboard/runtime';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
-import type { ChatClient } from './llm-client.js';
 
 // The same instrumentation scope as the runtime's spans, so exporters keep these.
 const tracer = trace.getTracer('switchboard');

@@ -1,9 +1,9 @@
 import { trace } from '@opentelemetry/api';
 import { ConfigurationError } from '@switchboard/core';
+import { clientResolver, type LlmClientOptions } from '@switchboard/runtime';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
 import { CandidateCache } from './llm-candidate-cache.js';
-import { clientResolver, type LlmClientOptions } from './llm-client.js';
 import { type AnswerCheck, askForStructuredAnswer, parseJson } from './llm-structured-output.js';
 import type { TaskClassifier, TaskDescription } from './task-classifier.js';
 

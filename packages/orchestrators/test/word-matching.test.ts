@@ -1,6 +1,7 @@
 import { ConfigurationError } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
-import { KeywordMatcher, stem, tokenize } from '../src/index.js';
+import { KeywordMatcher } from '../src/index.js';
+import { stem, tokenize } from '../src/word-stems.js';
 
 function matches(keyword: string, text: string): boolean {
   return new KeywordMatcher([{ name: 'agent', keywords: [keyword] }]).best(text) !== undefined;

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REDIS_URL, useRedis } from '../../../../packages/runtime/test/support/redis.js';
+import { startTcpProxy, type TcpProxy } from '../../../../packages/runtime/test/support/tcp-proxy.js';
+import { type ChatOutcome, chat, type Replica, useReplicas } from './support/replicas.js';
+
+const redis = useRedis();
+const replicas = useReplicas();
+
+/** A chat answer can take at most this long during an outage (the store's command timeout is 2 s). */
+const OUTAGE_ANSWER_MS = 3_000;
+const WORKERS_PER_REPLICA = 2;
+
+let proxy: TcpProxy;
+let servers: Replica[];
+
+beforeAll(async () => {
+  const redisAddress = new URL(REDIS_URL);
+  proxy = await startTcpProxy({ host: redisAddress.hostname, port: Number(redisAddress.port || 6379) });
+  servers = await replicas.start(3, {
+    REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+    KEY_PREFIX: redis.prefix(),
+    ORCHESTRATOR: 'keyword',
+    LEASE_TTL_MS: '2000',
+    SESSION_WAIT_MS: '5000',
+  });
+}, 30_000);
+
+// Registered after useReplicas(), so it runs first: the replicas can then shut down cleanly.
+afterAll(() => proxy?.start().catch(() => {}));
+
+interface Sample extends Partial<ChatOutcome> {
+  replica: number;
+  startedAt: number;
+  endedAt: number;
+  failure?: string;
+}
+
+/** Each worker chats on its own session, one message after another, until stopped. */
+function startLoad(targets: readonly Replica[]) {
+  const samples: Sample[] = [];
+  let running = true;
+  const run = async (replica: number, worker: number) => {
+    const sessionId = `outage-${randomBytes(4).toString('hex')}-${worker}`;
+    for (let index = 0; running; index += 1) {
+      const startedAt = performance.now();
+      const sample: Sample = await chat(
+        targets[replica]!.url,
+        { message: `echo ${worker}.${index}`, sessionId },
+        { timeoutMs: 10_000 },
+      ).then(
+        (outcome) => ({ ...outcome, replica, startedAt, endedAt: performance.now() }),
+        (error: unknown) => ({ replica, startedAt, endedAt: performance.now(), failure: String(error) }),
+      );
+      samples.push(sample);
+      if (sample.status !== 200) await delay(50);
+    }
+  };
+  const workers = targets.flatMap((_, replica) =>
+    Array.from({ length: WORKERS_PER_REPLICA }, (__, slot) => run(replica, replica * WORKERS_PER_REPLICA + slot)),
+  );
+  return {
+    samples,
+    async stop() {
+      running = false;
+      await Promise.all(workers);
+    },
+  };
+}
+
+async function readiness(url: string): Promise<{ status: number; elapsedMs: number; body: unknown }> {
+  const startedAt = performance.now();
+  const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(10_000) });
+  return { status: response.status, elapsedMs: performance.now() - startedAt, body: await response.json() };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('replicas during a Redis outage under load', () => {
+  it('answer 503 promptly, fail readiness, stay up, and resume by themselves when Redis returns', async () => {
+    const load = startLoad(servers);
+    try {
+      await delay(1_000);
+      const before = [...load.samples];
+      expect(before.length).toBeGreaterThan(10);
+      expect(before.filter((sample) => sample.status !== 200)).toEqual([]);
+
+      await proxy.stop();
+      const stoppedAt = performance.now();
+      await delay(500);
+      const ready = await Promise.all(servers.map((server) => readiness(server.url)));
+      for (const answer of ready) {
+        expect(answer.status).toBe(503);
+        expect(answer.body).toMatchObject({ error: { code: 'not_ready', message: expect.stringContaining('Redis') } });
+        expect(answer.elapsedMs).toBeLessThan(OUTAGE_ANSWER_MS);
+      }
+      await delay(2_000);
+      for (const server of servers) expect(isAlive(server.pid), server.output()).toBe(true);
+
+      await proxy.start();
+      const restartedAt = performance.now();
+      // Requests sent during the outage (give the replicas 100 ms to notice it) all got a prompt 503.
+      const during = load.samples.filter(
+        (sample) => sample.startedAt > stoppedAt + 100 && sample.endedAt < restartedAt,
+      );
+      for (const replica of servers.keys()) {
+        expect(during.filter((sample) => sample.replica === replica).length).toBeGreaterThan(3);
+      }
+      for (const sample of during) {
+        expect(sample.status, sample.failure).toBe(503);
+        expect(sample.body?.error?.code).toBe('store_unavailable');
+        expect(sample.body?.error?.message).toMatch(/^Redis at 127\.0\.0\.1:\d+ is unavailable/);
+        expect(sample.elapsedMs).toBeLessThan(OUTAGE_ANSWER_MS);
+      }
+
+      // Service comes back without a restart: every replica answers 200 again within a few seconds.
+      const deadline = restartedAt + 6_000;
+      const recovered = () =>
+        servers.every((_, replica) =>
+          load.samples.some(
+            (sample) => sample.replica === replica && sample.startedAt > restartedAt && sample.status === 200,
+          ),
+        );
+      while (!recovered() && performance.now() < deadline) await delay(50);
+      expect(recovered()).toBe(true);
+    } finally {
+      await load.stop();
+    }
+    // Nothing hung or failed at the transport level, and no request ever got a 500.
+    expect(load.samples.filter((sample) => sample.failure !== undefined)).toEqual([]);
+    expect(new Set(load.samples.map((sample) => sample.status))).toEqual(new Set([200, 503]));
+
+    for (const server of servers) {
+      expect((await readiness(server.url)).status).toBe(200);
+      const after = await chat(server.url, { message: 'echo after the outage' });
+      expect(after.status).toBe(200);
+      expect(after.body.reply).toBe(`echo: echo after the outage (pid ${server.pid})`);
+    }
+  }, 30_000);
+});
