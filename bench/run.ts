@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createOtlpReceiver } from '@switchboard/runtime/testing';
 import { type LoadResult, runLoad } from './load.js';
+import { compileServer } from './compile.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRoundTrips } from './round-trips.js';
 
@@ -39,8 +40,7 @@ type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
 async function measure(
   variant: Variant,
 ): Promise<LoadResult & { cpuMicrosPerRequest: number; rssMb: number; roundTripsPerTurn?: number }> {
-  const child = fork(fileURLToPath(new URL(variant.script, import.meta.url)), {
-    execArgv: ['--import', 'tsx'],
+  const child = fork(await compileServer(variant.script), {
     env: { ...process.env, ...variant.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -1,0 +1,37 @@
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+// Inside bench/, so that the compiled servers resolve their npm imports from bench/node_modules.
+const outdir = fileURLToPath(new URL('.build/', import.meta.url));
+
+/**
+ * Compiles a bench server to plain JavaScript the way a production build
+ * would (our TypeScript sources bundled, npm packages left as imports), so
+ * that both sides of a comparison run compiled code and no TypeScript loader
+ * or its helpers sit on the measured path.
+ */
+export async function compileServer(script: string): Promise<string> {
+  const entry = fileURLToPath(new URL(script, import.meta.url));
+  const outfile = `${outdir}${script.replaceAll('/', '-').replace(/\.ts$/, '.mjs')}`;
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // Workspace packages are bundled from source; everything from npm stays an import.
+    plugins: [
+      {
+        name: 'external-npm',
+        setup(builder) {
+          builder.onResolve({ filter: /^[^./]/ }, (args) =>
+            args.path.startsWith('@switchboard/') ? undefined : { path: args.path, external: true },
+          );
+        },
+      },
+    ],
+    logLevel: 'warning',
+  });
+  return outfile;
+}
