@@ -71,12 +71,18 @@ describe('apps/server as a process', () => {
   });
 
   it('routes with ORCHESTRATOR=llm through an OpenAI-compatible endpoint and adds the LLM assistant', async () => {
-    const route = (agent: string, message: string) => JSON.stringify({ thought: 'routing', agent, message, reason: `${agent} fits` });
+    const route = (agent: string, message: string) =>
+      JSON.stringify({ thought: 'routing', agent, message, reason: `${agent} fits` });
     const model = await createScriptedModelServer({
       script: [route('calculator', '6 * 7'), route('route_to_user', 'The answer is 42.')],
     });
     try {
-      const server = startServer({ ORCHESTRATOR: 'llm', OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.url, OPENAI_MODEL: 'router-model' });
+      const server = startServer({
+        ORCHESTRATOR: 'llm',
+        OPENAI_API_KEY: 'test-key',
+        OPENAI_BASE_URL: model.url,
+        OPENAI_MODEL: 'router-model',
+      });
       const url = await server.listening;
       expect(server.output().stdout).toContain('orchestrator llm');
       expect(server.output().stdout).toContain('assistant');

@@ -38,7 +38,9 @@ describe('three replicas sharing one Redis', () => {
       ),
     );
 
-    const failures = outcomes.filter((outcome) => outcome.status !== 200 || outcome.body.status !== 'completed');
+    const failures = outcomes.filter(
+      (outcome) => outcome.status !== 200 || outcome.body.status !== 'completed',
+    );
     expect(failures.map((failure) => failure.body)).toEqual([]);
     // Each request was answered by the replica it was sent to, and all three took part.
     outcomes.forEach((outcome, index) => {
@@ -63,7 +65,10 @@ describe('three replicas sharing one Redis', () => {
         expect(turns[turn]?.status).toBe('completed');
         userTexts.push(user?.content ?? '');
       }
-      const expected = Array.from({ length: REQUESTS / SESSIONS }, (_, k) => `echo request ${session + k * SESSIONS}`);
+      const expected = Array.from(
+        { length: REQUESTS / SESSIONS },
+        (_, k) => `echo request ${session + k * SESSIONS}`,
+      );
       expect(userTexts.sort()).toEqual(expected.sort());
       for (const message of messages) allIds.add(message.id);
     }
@@ -73,7 +78,9 @@ describe('three replicas sharing one Redis', () => {
   it('lets another replica take a session once the lease of a replica killed mid-turn expires', async () => {
     const [victim, survivor] = [servers[0]!, servers[1]!];
     const sessionId = `${sessionPrefix}-crash`;
-    const interrupted = chat(victim.url, { message: 'slow 5000', sessionId }).catch((error: unknown) => error);
+    const interrupted = chat(victim.url, { message: 'slow 5000', sessionId }).catch(
+      (error: unknown) => error,
+    );
 
     // The turn is under way once its user message is stored.
     const deadline = Date.now() + 5_000;

@@ -154,6 +154,7 @@ export class TurnEngine {
       return await this.#runLeased(request);
     } finally {
       clearInterval(renewal);
+      // Awaited: the next message of this session may go to another replica, which must find it free.
       await lease.release().catch(noop);
     }
   }

@@ -91,19 +91,22 @@ export function useReplicas(): { start(count: number, environment: ReplicaEnviro
   };
   process.once('exit', killAll);
 
-  afterAll(async () => {
-    await Promise.all(
-      children.map(async (child) => {
-        if (!isRunning(child)) return;
-        child.kill('SIGTERM');
-        if (!(await exited(child, STOP_TIMEOUT_MS))) {
-          child.kill('SIGKILL');
-          await exited(child, STOP_TIMEOUT_MS);
-        }
-      }),
-    );
-    process.off('exit', killAll);
-  }, 2 * STOP_TIMEOUT_MS + 1_000);
+  afterAll(
+    async () => {
+      await Promise.all(
+        children.map(async (child) => {
+          if (!isRunning(child)) return;
+          child.kill('SIGTERM');
+          if (!(await exited(child, STOP_TIMEOUT_MS))) {
+            child.kill('SIGKILL');
+            await exited(child, STOP_TIMEOUT_MS);
+          }
+        }),
+      );
+      process.off('exit', killAll);
+    },
+    2 * STOP_TIMEOUT_MS + 1_000,
+  );
 
   return {
     start: (count, environment) =>

@@ -1,10 +1,36 @@
+import { RedisScript } from './redis-script.js';
+
 /**
- * Lua scripts, run with EVAL so each is exactly one round trip (Redis caches
- * the compiled script by its hash). Inside Lua a missing key reads as `false`.
+ * Lua scripts, each one round trip (see {@link RedisScript}) and atomic.
+ * Inside Lua a missing key reads as `false`.
  */
 
+/**
+ * Appends message records (and optionally a turn record), refreshes the idle
+ * expiry of both lists, and, with a positive limit, returns the last `limit`
+ * message records. Pushes go in batches so that a long append stays within
+ * Lua's stack. Returns 0 without a limit.
+ *
+ * KEYS: messages, turns. ARGV: ttl ms, limit, message count, message records…, [turn record].
+ */
+export const APPEND_SESSION = new RedisScript(`
+local count = tonumber(ARGV[3])
+local first = 4
+while first <= 3 + count do
+  local last = math.min(first + 999, 3 + count)
+  redis.call('RPUSH', KEYS[1], unpack(ARGV, first, last))
+  first = last + 1
+end
+if #ARGV > 3 + count then redis.call('RPUSH', KEYS[2], ARGV[4 + count]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
+local limit = tonumber(ARGV[2])
+if limit > 0 then return redis.call('LRANGE', KEYS[1], -limit, -1) end
+return 0
+`);
+
 /** Extends the lease when the token still matches, or reclaims it when it expired and nobody took it. KEYS: lease. ARGV: token, ttl ms. */
-export const RENEW_LEASE = `
+export const RENEW_LEASE = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
 if current == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -15,15 +41,15 @@ if not current then
   return 1
 end
 return 0
-`;
+`);
 
 /** Deletes the lease only when the token still matches. KEYS: lease. ARGV: token. */
-export const RELEASE_LEASE = `
+export const RELEASE_LEASE = new RedisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   return redis.call('DEL', KEYS[1])
 end
 return 0
-`;
+`);
 
 /**
  * Writes a memory value and records its key in the namespace index, whose
@@ -35,7 +61,7 @@ return 0
  *
  * KEYS: value, index. ARGV: mode, expected, expectedPresent, record, ttl ms, member.
  */
-export const WRITE_MEMORY = `
+export const WRITE_MEMORY = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
 if ARGV[1] == 'cas' then
   if ARGV[3] == '0' then
@@ -63,10 +89,10 @@ else
   end
 end
 return 1
-`;
+`);
 
 /** Deletes every key listed in a namespace index, then the index. KEYS: index. ARGV: value key prefix. */
-export const CLEAR_MEMORY = `
+export const CLEAR_MEMORY = new RedisScript(`
 local members = redis.call('SMEMBERS', KEYS[1])
 local batch = {}
 for _, member in ipairs(members) do
@@ -79,4 +105,4 @@ end
 if #batch > 0 then redis.call('UNLINK', unpack(batch)) end
 redis.call('UNLINK', KEYS[1])
 return #members
-`;
+`);

@@ -68,6 +68,9 @@ export class RedisLeases {
         await pause(Math.min(poll * (0.5 + Math.random()), remaining), signal);
       }
     } catch (error) {
+      // A SET that timed out may still reach Redis later; queued behind it on the same connection,
+      // this compare-and-delete frees the session as soon as it does (and does nothing otherwise).
+      RELEASE_LEASE.run(this.#connection.client, [key], [local.token]).catch(() => {});
       await local.release();
       throw error;
     }
@@ -87,7 +90,7 @@ export class RedisLeases {
       renew: async () => {
         if (released) return false;
         const reply = await this.#connection.run('renew a session lease', (client) =>
-          client.eval(RENEW_LEASE, 1, key, token, ttlMs),
+          RENEW_LEASE.run(client, [key], [token, ttlMs]),
         );
         if (reply !== 1) return false;
         await local.renew();
@@ -98,7 +101,7 @@ export class RedisLeases {
         released = true;
         try {
           await this.#connection.run('release a session lease', (client) =>
-            client.eval(RELEASE_LEASE, 1, key, token),
+            RELEASE_LEASE.run(client, [key], [token]),
           );
         } finally {
           await local.release();

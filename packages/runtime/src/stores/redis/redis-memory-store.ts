@@ -76,7 +76,7 @@ export class RedisMemoryStore implements MemoryStore {
     const ttlMs = memoryTtlMs(options);
     const keys = this.#keys(namespace, key);
     await this.#connection.run('write memory', (client) =>
-      client.eval(WRITE_MEMORY, 2, keys.value, keys.index, 'set', '', '1', record, ttlMs ?? '', key),
+      WRITE_MEMORY.run(client, [keys.value, keys.index], ['set', '', '1', record, ttlMs ?? '', key]),
     );
   }
 
@@ -108,17 +108,10 @@ export class RedisMemoryStore implements MemoryStore {
             : (decodeRecord(keys.value, raw, MemoryRecordSchema).value as T);
         const json = encodeMemoryValue(namespace, key, fn(current));
         const written = await this.#connection.run('update memory', (client) =>
-          client.eval(
-            WRITE_MEMORY,
-            2,
-            keys.value,
-            keys.index,
-            'cas',
-            raw ?? '',
-            raw === null ? '0' : '1',
-            memoryRecord(json),
-            ttlMs ?? '',
-            key,
+          WRITE_MEMORY.run(
+            client,
+            [keys.value, keys.index],
+            ['cas', raw ?? '', raw === null ? '0' : '1', memoryRecord(json), ttlMs ?? '', key],
           ),
         );
         if (written === 1) return JSON.parse(json) as T;
@@ -132,7 +125,7 @@ export class RedisMemoryStore implements MemoryStore {
   /** Deletes every value of the namespace, in one script call. */
   async clear(namespace: string): Promise<void> {
     const { index, valuePrefix } = memoryKeys(this.#keyPrefix, namespace);
-    await this.#connection.run('clear memory', (client) => client.eval(CLEAR_MEMORY, 1, index, valuePrefix));
+    await this.#connection.run('clear memory', (client) => CLEAR_MEMORY.run(client, [index], [valuePrefix]));
   }
 
   /** Throws `StoreUnavailableError` unless Redis answers. */
