@@ -5,10 +5,9 @@
 //   BENCH_VARIANTS  comma list of: hono, memory, redis, traced (default all that can run)
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { createOtlpReceiver } from '@switchboard/runtime/testing';
-import { type LoadResult, runLoad } from './load.js';
 import { compileServer } from './compile.js';
+import { type LoadResult, runLoad } from './load.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRoundTrips } from './round-trips.js';
 

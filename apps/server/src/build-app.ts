@@ -1,5 +1,10 @@
 import type { Orchestrator } from '@switchboard/core';
-import { KeywordOrchestrator, LLMOrchestrator, RoundRobinOrchestrator, TaskOrchestrator } from '@switchboard/orchestrators';
+import {
+  KeywordOrchestrator,
+  LLMOrchestrator,
+  RoundRobinOrchestrator,
+  TaskOrchestrator,
+} from '@switchboard/orchestrators';
 import { type Agent, App, type AppOptions, agentMeta, llmAgent } from '@switchboard/runtime';
 import { createDemoAgents, type DemoAgentOptions } from './agents/index.js';
 import type { ServerConfig } from './config.js';

@@ -16,7 +16,10 @@ const tracing = setupTracing();
 // With REDIS_URL every replica shares sessions, leases and memory; otherwise state lives in this process.
 const stores = config.REDIS_URL
   ? {
-      ...createRedisStores(config.REDIS_URL, { keyPrefix: config.REDIS_KEY_PREFIX, idleTtlSeconds: config.SESSION_IDLE_TTL_SECONDS }),
+      ...createRedisStores(config.REDIS_URL, {
+        keyPrefix: config.REDIS_KEY_PREFIX,
+        idleTtlSeconds: config.SESSION_IDLE_TTL_SECONDS,
+      }),
       storeName: `redis ${redactUrl(config.REDIS_URL)} (prefix ${config.REDIS_KEY_PREFIX})`,
     }
   : {};
@@ -36,8 +39,11 @@ process.once('SIGINT', () => shutdown('SIGINT'));
 process.once('SIGTERM', () => shutdown('SIGTERM'));
 
 console.log(`Switchboard listening on ${server.url} (${description})`);
-console.log(tracing.enabled ? `Tracing to ${tracing.destinations.join(' and ')}` : 'Tracing off (set LANGFUSE_* or OTEL_EXPORTER_OTLP_ENDPOINT)');
+console.log(
+  tracing.enabled
+    ? `Tracing to ${tracing.destinations.join(' and ')}`
+    : 'Tracing off (set LANGFUSE_* or OTEL_EXPORTER_OTLP_ENDPOINT)',
+);
 console.log(
   `Try: curl -s ${server.url}/v1/chat -H 'content-type: application/json' -d '{"message":"what is 2 + 3 * 4?"}'`,
 );
-

@@ -56,7 +56,8 @@ export abstract class SwitchboardError extends Error {
   static isInstance(value: unknown): boolean {
     if (typeof value !== 'object' || value === null) return false;
     const names = (value as { [MARKER]?: unknown })[MARKER];
-    // `this` is the class it is called on; a detached call checks against the base class.
+    // `this` is the class it is called on (a subclass checks its own name); a detached call checks the base.
+    // biome-ignore lint/complexity/noThisInStatic: the receiver is what makes `ValidationError.isInstance` specific.
     const name = typeof this === 'function' ? this.name : 'SwitchboardError';
     return Array.isArray(names) && names.includes(name);
   }
