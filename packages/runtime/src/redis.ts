@@ -26,6 +26,8 @@ export { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis
 export interface RedisStoresOptions extends RedisStoreOptions {
   /** Idle expiry of sessions (default 86 400 seconds). */
   idleTtlSeconds?: RedisSessionStoreOptions['idleTtlSeconds'];
+  /** See {@link RedisSessionStoreOptions.windowCacheChars}. */
+  windowCacheChars?: RedisSessionStoreOptions['windowCacheChars'];
   /** See {@link RedisMemoryStoreOptions.maxUpdateAttempts}. */
   maxUpdateAttempts?: RedisMemoryStoreOptions['maxUpdateAttempts'];
 }
@@ -49,7 +51,13 @@ export interface RedisStores {
  */
 export function createRedisStores(
   source: Redis | string | RedisOptions,
-  { keyPrefix, commandTimeoutMs, idleTtlSeconds, maxUpdateAttempts }: RedisStoresOptions = {},
+  {
+    keyPrefix,
+    commandTimeoutMs,
+    idleTtlSeconds,
+    windowCacheChars,
+    maxUpdateAttempts,
+  }: RedisStoresOptions = {},
 ): RedisStores {
   let shared: Redis;
   if (source instanceof Redis) {
@@ -59,7 +67,12 @@ export function createRedisStores(
     shareOwnership(shared, 2);
   }
   return {
-    sessionStore: new RedisSessionStore(shared, { keyPrefix, commandTimeoutMs, idleTtlSeconds }),
+    sessionStore: new RedisSessionStore(shared, {
+      keyPrefix,
+      commandTimeoutMs,
+      idleTtlSeconds,
+      windowCacheChars,
+    }),
     memoryStore: new RedisMemoryStore(shared, { keyPrefix, commandTimeoutMs, maxUpdateAttempts }),
   };
 }

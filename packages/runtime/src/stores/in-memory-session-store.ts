@@ -1,4 +1,5 @@
 import { ConfigurationError, type MessageItem } from '@switchboard/core';
+import { freezeMessage } from './freeze.js';
 import { InMemoryLeases } from './in-memory-leases.js';
 import type { AppendOptions, LeaseOptions, SessionLease, SessionStore, TurnRecord } from './session-store.js';
 
@@ -16,22 +17,6 @@ interface SessionData {
 
 /** The longest pause between sweeps of idle sessions. */
 const MAX_SWEEP_INTERVAL_MS = 60_000;
-
-/**
- * Makes a stored message immutable, so that nobody can change history by
- * mutating what they appended or what they read. Freezing in place costs a
- * fraction of a copy, and reads can then hand out the stored objects.
- */
-function freezeMessage(message: MessageItem): MessageItem {
-  if (message.metadata !== undefined) deepFreeze(message.metadata);
-  return Object.freeze(message);
-}
-
-function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
-}
 
 /**
  * The embedded {@link SessionStore}: sessions live in this process's memory

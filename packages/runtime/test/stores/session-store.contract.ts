@@ -50,6 +50,15 @@ export function turnRecord(userMessageId: string): TurnRecord {
 
 const contents = (messages: readonly MessageItem[]) => messages.map((message) => message.content);
 
+/** A store may copy or freeze what it keeps: a mutation either throws or changes nothing stored. */
+function attemptMutation(mutate: () => void): void {
+  try {
+    mutate();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TypeError);
+  }
+}
+
 /**
  * The behaviour every {@link SessionStore} must show, as one suite that runs
  * against each implementation.
@@ -119,26 +128,35 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       const store = await open();
       const message = toolMessage('original');
       await store.append('s1', [message]);
-      // A store may copy or freeze what it keeps: a mutation either throws or changes nothing stored.
-      const attempt = (mutate: () => void) => {
-        try {
-          mutate();
-        } catch (error) {
-          expect(error).toBeInstanceOf(TypeError);
-        }
-      };
-      attempt(() => {
+      attemptMutation(() => {
         message.content = 'changed after append';
       });
       const [read] = await store.read('s1');
       if (read?.role !== 'tool') throw new Error('expected the tool message back');
-      attempt(() => {
+      attemptMutation(() => {
         read.content = 'changed after read';
       });
-      attempt(() => (read.metadata as { nested: { items: number[] } }).nested.items.push(3));
+      attemptMutation(() => (read.metadata as { nested: { items: number[] } }).nested.items.push(3));
       expect(await store.read('s1')).toMatchObject([
         { content: 'original', metadata: { nested: { items: [1, 2] } } },
       ]);
+    });
+
+    it('hands out windows that the next window does not share, whatever the caller does with them', async () => {
+      const store = await open();
+      if (!canAppendAndRead(store)) throw new Error('expected appendAndRead');
+      await store.append('s1', [userMessage('a'), toolMessage('b')]);
+      const first = await store.appendAndRead('s1', [userMessage('c')], { limit: 10 });
+      first.push(userMessage('pushed by the caller'));
+      first.shift();
+      const kept = first[0] as MessageItem;
+      attemptMutation(() => {
+        kept.content = 'changed by the caller';
+      });
+      attemptMutation(() => (kept.metadata as { nested: { items: number[] } }).nested.items.push(3));
+      const second = await store.appendAndRead('s1', [userMessage('d')], { limit: 10 });
+      expect(contents(second)).toEqual(['a', 'b', 'c', 'd']);
+      expect(second[1]).toMatchObject({ metadata: { nested: { items: [1, 2] } } });
     });
 
     it('tells whether a session exists, deletes it, and keeps sessions apart', async () => {

@@ -8,8 +8,12 @@ import { RedisScript } from './redis-script.js';
 /**
  * Appends message records (and optionally a turn record), refreshes the idle
  * expiry of both lists, and, with a positive limit, returns the last `limit`
- * message records. Pushes go in batches so that a long append stays within
- * Lua's stack. Returns 0 without a limit.
+ * message records: as one text, the records joined by newlines (which
+ * JSON.stringify never writes), because one long reply costs the client far
+ * less to read than many short ones; as a list when there is none, or when a
+ * record holds a newline (so it was not written by this store). Pushes go in
+ * batches so that a long append stays within Lua's stack. Returns 0 without
+ * a limit.
  *
  * KEYS: messages, turns. ARGV: ttl ms, limit, message count, message records…, [turn record].
  */
@@ -25,8 +29,13 @@ if #ARGV > 3 + count then redis.call('RPUSH', KEYS[2], ARGV[4 + count]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 local limit = tonumber(ARGV[2])
-if limit > 0 then return redis.call('LRANGE', KEYS[1], -limit, -1) end
-return 0
+if limit <= 0 then return 0 end
+local records = redis.call('LRANGE', KEYS[1], -limit, -1)
+if #records == 0 then return records end
+for _, record in ipairs(records) do
+  if string.find(record, '\\n', 1, true) then return records end
+end
+return table.concat(records, '\\n')
 `);
 
 /** Extends the lease when the token still matches, or reclaims it when it expired and nobody took it. KEYS: lease. ARGV: token, ttl ms. */

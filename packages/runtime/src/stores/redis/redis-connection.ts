@@ -20,7 +20,12 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
  * recover by itself: it connects lazily (on the first command, never on
  * construction), times commands out after `commandTimeoutMs`, never resends a
  * command whose reply was lost (an append must not happen twice), and keeps
- * reconnecting every half second at most for as long as Redis is down.
+ * reconnecting every half second at most for as long as Redis is down. It
+ * pipelines automatically: the commands that concurrent requests issue in
+ * the same turn of the event loop leave in one write, which under load saves
+ * most of the system calls (and Redis's own work) of one write per command.
+ * A client you create yourself for the stores benefits from
+ * `enableAutoPipelining: true` in the same way.
  *
  * @example
  * ```ts
@@ -37,6 +42,7 @@ export function createRedisClient(
     commandTimeout: commandTimeoutMs,
     maxRetriesPerRequest: 1,
     autoResendUnfulfilledCommands: false,
+    enableAutoPipelining: true,
     retryStrategy: (attempt) => Math.min(attempt * 50, 500),
   };
   return typeof source === 'string' ? new Redis(source, options) : new Redis({ ...options, ...source });

@@ -11,7 +11,7 @@ function isNoScriptError(error: unknown): boolean {
  * by their SHA1, so after the first call on a connection only the hash is
  * sent (`EVALSHA`); the first call on each connection sends the whole script
  * (`EVAL`), which also loads it. Should Redis have forgotten the script
- * anyway (a restart or `SCRIPT FLUSH` under an open connection), the
+ * anyway (after `SCRIPT FLUSH`), the
  * `NOSCRIPT` reply means nothing ran, so the call is safely repeated with
  * `EVAL`: that rare case costs a second round trip.
  */

@@ -1,5 +1,5 @@
 import { ConfigurationError, type MessageItem } from '@switchboard/core';
-import type { ChainableCommander } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type {
   AppendOptions,
   LeaseOptions,
@@ -7,16 +7,24 @@ import type {
   SessionStore,
   TurnRecord,
 } from '../session-store.js';
-import { execResults } from './exec-results.js';
-import { decodeList, encodeRecord, MessageRecordSchema, TurnRecordEnvelopeSchema } from './records.js';
+import { APPEND_SESSION } from './lua-scripts.js';
+import { decodeList, decodeMessages, encodeRecord, TurnRecordEnvelopeSchema } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
+import { SessionWindowCache } from './window-cache.js';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
   /** A session with no write for this long expires, in Redis, with all its keys (default 86 400, one day). */
   idleTtlSeconds?: number;
+  /**
+   * How many characters of stored message text the store keeps in this
+   * process, over all sessions, to decode only what is new in the next window
+   * of a session (default 8 000 000, which with the decoded messages is some
+   * tens of MB at most; 0 turns the cache off).
+   */
+  windowCacheChars?: number;
 }
 
 /**
@@ -26,10 +34,18 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * Each session is a list of message records and a list of turn records
  * (`{ v: 1, … }` JSON, validated with zod when read) plus a lease key.
  * Appends are one `RPUSH`, the orchestrator's window one `LRANGE`; a write
- * and the reads or expiry refreshes that go with it travel as one MULTI
- * transaction, so a single-hop turn costs five round trips: acquire the
- * lease, append the user message and read the window, append the agent's
- * reply, append the answer with the turn record, release the lease.
+ * and the expiry refreshes and window read that go with it run as one Lua
+ * script (atomic, one round trip), so a single-hop turn costs five round
+ * trips: acquire the lease, append the user message and read the window,
+ * append the agent's reply, append the answer with the turn record, release
+ * the lease.
+ *
+ * Each turn reads the window again, so the store keeps the last window it
+ * read per session (up to `windowCacheChars`) and decodes only the records
+ * that are new to it: a message is parsed and validated about once per process rather
+ * than once per turn. A record is reused only when its stored text is
+ * unchanged, so a write by another replica is never missed. Messages read
+ * are frozen, as in the in-memory store.
  *
  * While Redis is unreachable every call fails promptly with
  * `StoreUnavailableError`; the client reconnects by itself.
@@ -46,6 +62,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #leases: RedisLeases;
   readonly #keyPrefix: string;
   readonly #idleTtlMs: number;
+  readonly #windows: SessionWindowCache;
 
   /**
    * @param source - an ioredis client (left open on `close()`), or a URL or ioredis options
@@ -53,7 +70,12 @@ export class RedisSessionStore implements SessionStore {
    */
   constructor(
     source: RedisSource,
-    { keyPrefix = 'switchboard:', idleTtlSeconds = 86_400, commandTimeoutMs }: RedisSessionStoreOptions = {},
+    {
+      keyPrefix = 'switchboard:',
+      idleTtlSeconds = 86_400,
+      commandTimeoutMs,
+      windowCacheChars = 8_000_000,
+    }: RedisSessionStoreOptions = {},
   ) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
       throw new ConfigurationError({
@@ -63,19 +85,19 @@ export class RedisSessionStore implements SessionStore {
     this.#keyPrefix = keyPrefix;
     this.#idleTtlMs = Math.round(idleTtlSeconds * 1000);
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
+    this.#windows = new SessionWindowCache({ maxChars: windowCacheChars });
     this.#leases = new RedisLeases(this.#connection, (sessionId) => this.#keys(sessionId).lease);
   }
 
-  /** Appends messages (and a turn record) in one transaction, refreshing the session's idle expiry. */
+  /** Appends messages (and a turn record) in one script call, refreshing the session's idle expiry. */
   async append(
     sessionId: string,
     messages: readonly MessageItem[],
     { turn }: AppendOptions = {},
   ): Promise<void> {
     if (messages.length === 0 && !turn) return;
-    const keys = this.#keys(sessionId);
     await this.#connection.run('append to a session', (client) =>
-      execResults(this.#queueWrite(client.multi(), keys, messages, turn)),
+      this.#write(client, this.#keys(sessionId), messages, turn, 0),
     );
   }
 
@@ -86,22 +108,23 @@ export class RedisSessionStore implements SessionStore {
     const raws = await this.#connection.run('read a session', (client) =>
       client.lrange(messages, limit === undefined ? 0 : -limit, -1),
     );
-    return this.#decodeMessages(messages, raws);
+    return decodeMessages(messages, raws);
   }
 
-  /** Appends, refreshes the expiry and reads the last `limit` messages in one transaction (one round trip). */
+  /** Appends, refreshes the expiry and reads the last `limit` messages in one script call (one round trip). */
   async appendAndRead(
     sessionId: string,
     messages: readonly MessageItem[],
     { limit }: { limit: number },
   ): Promise<MessageItem[]> {
     const keys = this.#keys(sessionId);
-    const replies = await this.#connection.run('append to and read a session', (client) => {
-      const batch = this.#queueWrite(client.multi(), keys, messages);
-      if (limit > 0) batch.lrange(keys.messages, -limit, -1);
-      return execResults(batch);
-    });
-    return limit > 0 ? this.#decodeMessages(keys.messages, replies.at(-1) as string[]) : [];
+    const windowSize = limit > 0 ? limit : 0;
+    const window = await this.#connection.run('append to and read a session', (client) =>
+      this.#write(client, keys, messages, undefined, windowSize),
+    );
+    if (typeof window === 'string') return this.#windows.decode(keys.messages, window);
+    this.#windows.forget(keys.messages);
+    return Array.isArray(window) ? decodeMessages(keys.messages, window as string[]) : [];
   }
 
   /** The session's turn records, oldest first. */
@@ -122,6 +145,7 @@ export class RedisSessionStore implements SessionStore {
   /** Deletes the session's messages and turns (not its lease); false when there was nothing. */
   async delete(sessionId: string): Promise<boolean> {
     const { messages, turns } = this.#keys(sessionId);
+    this.#windows.forget(messages);
     return (await this.#connection.run('delete a session', (client) => client.del(messages, turns))) > 0;
   }
 
@@ -145,20 +169,21 @@ export class RedisSessionStore implements SessionStore {
     return sessionKeys(this.#keyPrefix, sessionId);
   }
 
-  /** Queues the pushes and the expiry refresh of every session key (a missing key ignores its PEXPIRE). */
-  #queueWrite(
-    batch: ChainableCommander,
+  /**
+   * Pushes the records and refreshes the expiry of every session key (a
+   * missing key ignores its PEXPIRE); with a positive `limit`, resolves to the
+   * last `limit` message records, joined as one text or as a list (see `APPEND_SESSION`).
+   */
+  #write(
+    client: Redis,
     keys: SessionKeys,
     messages: readonly MessageItem[],
-    turn?: TurnRecord,
-  ): ChainableCommander {
-    if (messages.length > 0)
-      batch.rpush(keys.messages, ...messages.map((message) => encodeRecord({ message })));
-    if (turn) batch.rpush(keys.turns, encodeRecord({ turn }));
-    return batch.pexpire(keys.messages, this.#idleTtlMs).pexpire(keys.turns, this.#idleTtlMs);
-  }
-
-  #decodeMessages(key: string, raws: readonly string[]): MessageItem[] {
-    return decodeList(key, raws, MessageRecordSchema).map((record) => record.message);
+    turn: TurnRecord | undefined,
+    limit: number,
+  ): Promise<unknown> {
+    const args: Array<string | number> = [this.#idleTtlMs, limit, messages.length];
+    for (const message of messages) args.push(encodeRecord({ message }));
+    if (turn) args.push(encodeRecord({ turn }));
+    return APPEND_SESSION.run(client, [keys.messages, keys.turns], args);
   }
 }
