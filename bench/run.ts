@@ -38,7 +38,7 @@ type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
 
 async function measure(
   variant: Variant,
-): Promise<LoadResult & { cpuMicrosPerRequest: number; rssMb: number; roundTripsPerTurn?: number }> {
+): Promise<LoadResult & { cpuMicrosPerRequest: number; rssMb: number; clientMicrosPerRequest: number }> {
   const child = fork(await compileServer(variant.script), {
     env: { ...process.env, ...variant.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -59,6 +59,7 @@ async function measure(
       JSON.stringify({ message: `echo request ${index}`, sessionId: `bench-${index % 256}` });
     await runLoad({ url: `${url}/v1/chat`, concurrency, seconds: 1, maxRequests: 200_000, body });
     const before = await probe();
+    const clientBefore = process.cpuUsage();
     const result = await runLoad({
       url: `${url}/v1/chat`,
       concurrency,
@@ -66,11 +67,13 @@ async function measure(
       maxRequests: 2_000_000,
       body,
     });
+    const client = process.cpuUsage(clientBefore);
     const after = await probe();
     const cpuMicros = after.cpu.user - before.cpu.user + (after.cpu.system - before.cpu.system);
     return {
       ...result,
       cpuMicrosPerRequest: cpuMicros / result.requests,
+      clientMicrosPerRequest: (client.user + client.system) / result.requests,
       rssMb: after.memory / 1e6,
     };
   } finally {
@@ -97,10 +100,10 @@ await sink.close();
 const fmt = (n: number | undefined, digits = 1) =>
   n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
 console.log(`\nPOST /v1/chat, ${concurrency} connections, ${seconds}s per variant (loopback)\n`);
-console.log('variant   req/s     p50 ms  p99 ms  cpu µs/req  rss MB  errors');
+console.log('variant   req/s     p50 ms  p99 ms  cpu µs/req  rss MB  errors  client µs/req');
 for (const [name, r] of results) {
   console.log(
-    `${name.padEnd(9)} ${fmt(r.requestsPerSecond, 0).padStart(7)}  ${fmt(r.p50Ms, 2).padStart(6)}  ${fmt(r.p99Ms, 2).padStart(6)}  ${fmt(r.cpuMicrosPerRequest, 0).padStart(10)}  ${fmt(r.rssMb, 0).padStart(6)}  ${String(r.errors).padStart(6)}`,
+    `${name.padEnd(9)} ${fmt(r.requestsPerSecond, 0).padStart(7)}  ${fmt(r.p50Ms, 2).padStart(6)}  ${fmt(r.p99Ms, 2).padStart(6)}  ${fmt(r.cpuMicrosPerRequest, 0).padStart(10)}  ${fmt(r.rssMb, 0).padStart(6)}  ${String(r.errors).padStart(6)}  ${fmt(r.clientMicrosPerRequest, 0).padStart(13)}`,
   );
 }
 const ratio = (a: string, b: string) => {
