@@ -3,7 +3,7 @@ import {
   type ObservationType,
   recordError,
   SpanAttribute,
-  sessionAttributes,
+  setSessionAttributes,
   toJson,
 } from './span-attributes.js';
 import { TRACER_NAME } from './spans.js';
@@ -70,7 +70,8 @@ function runObserved(
     span.end();
     return context.with(trace.setSpan(parent, span), invoke);
   }
-  span.setAttributes({ ...sessionAttributes(), [SpanAttribute.observationType]: type });
+  setSessionAttributes(span);
+  span.setAttribute(SpanAttribute.observationType, type);
   if (captureInput) {
     const input = toJson(args.length === 1 ? args[0] : args);
     if (input !== undefined) span.setAttribute(SpanAttribute.observationInput, input);

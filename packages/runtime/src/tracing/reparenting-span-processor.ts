@@ -11,13 +11,16 @@ export const ORIGINAL_PARENT_ATTRIBUTE = 'switchboard.original_parent_span_id';
 // Langfuse marks spans whose parent it expects to drop as application roots; a re-parented span has a kept parent.
 const LANGFUSE_APP_ROOT_ATTRIBUTE = 'langfuse.internal.is_app_root';
 
+// Built once: the filter runs several times per span.
+const SCOPE_PREFIX = `${TRACER_NAME}.`;
+
 /**
  * True for spans of Switchboard's instrumentation scopes: `switchboard` (turns,
  * routing decisions, agent calls) and `switchboard.*` (e.g. `observe` spans).
  */
 export function isSwitchboardSpan(span: Pick<ReadableSpan, 'instrumentationScope'>): boolean {
   const scope = span.instrumentationScope.name;
-  return scope === TRACER_NAME || scope.startsWith(`${TRACER_NAME}.`);
+  return scope === TRACER_NAME || scope.startsWith(SCOPE_PREFIX);
 }
 
 interface SpanNode {

@@ -5,7 +5,11 @@ import { BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@open
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ConfigurationError } from '@switchboard/core';
 import { hasGlobalTracerProvider, registerGlobally } from './global-provider.js';
-import { type SwitchboardSpanProcessorOptions, switchboardSpanProcessor } from './langfuse-processor.js';
+import {
+  mediaUploadFromEnv,
+  type SwitchboardSpanProcessorOptions,
+  switchboardSpanProcessor,
+} from './langfuse-processor.js';
 
 /** Where spans go when exported over plain OTLP/HTTP. */
 export interface OtlpOptions {
@@ -84,7 +88,12 @@ function langfuseProcessor(
       message: `Langfuse tracing needs both LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY; ${missing} is missing`,
     });
   }
-  const processorOptions: SwitchboardSpanProcessorOptions = { ...options, publicKey, secretKey };
+  const processorOptions: SwitchboardSpanProcessorOptions = {
+    ...options,
+    publicKey,
+    secretKey,
+    mediaUploadEnabled: options.mediaUploadEnabled ?? mediaUploadFromEnv(env),
+  };
   if (baseUrl) processorOptions.baseUrl = baseUrl.replace(/\/+$/, '');
   return switchboardSpanProcessor(processorOptions);
 }

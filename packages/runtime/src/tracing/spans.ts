@@ -9,9 +9,10 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { type Decision, isErrorMessage, ROUTE_TO_USER, type ToolCall } from '@switchboard/core';
+import { type Decision, isErrorMessage, ROUTE_TO_USER } from '@switchboard/core';
 import type { RouteStep } from '../stores/session-store.js';
-import { recordError, SpanAttribute, sessionAttributes, toJson } from './span-attributes.js';
+import { type CallSummary, candidateRecord, decisionInput, decisionOutput } from './decision-json.js';
+import { plainJson, recordError, SpanAttribute, setSessionAttributes } from './span-attributes.js';
 
 /** The instrumentation scope of every span Switchboard creates (the turn, its decisions and agent calls). */
 export const TRACER_NAME = 'switchboard';
@@ -53,18 +54,17 @@ export function startTurnSpan(info: TurnSpanInfo): Span {
   const links = enclosing && isSpanContextValid(enclosing) ? [{ context: enclosing }] : undefined;
   const span = switchboardTracer().startSpan(info.orchestrator, { root: true, links }, active);
   if (span.isRecording()) {
-    const input = toJson(info.input) ?? '""';
-    span.setAttributes({
-      ...sessionAttributes(info.sessionId, info.userId),
-      [SpanAttribute.observationType]: 'agent',
-      [SpanAttribute.traceName]: info.orchestrator,
-      [SpanAttribute.genAiOperation]: 'invoke_agent',
-      [SpanAttribute.genAiAgentName]: info.orchestrator,
-      [SpanAttribute.orchestrator]: info.orchestrator,
-      [SpanAttribute.turnId]: info.turnId,
-      [SpanAttribute.observationInput]: input,
-      [SpanAttribute.traceInput]: input,
-    });
+    // One `setAttribute` per key: an object spread here costs more than the span itself.
+    const input = plainJson(info.input);
+    setSessionAttributes(span, info.sessionId, info.userId, { conversation: true });
+    span.setAttribute(SpanAttribute.observationType, 'agent');
+    span.setAttribute(SpanAttribute.traceName, info.orchestrator);
+    span.setAttribute(SpanAttribute.genAiOperation, 'invoke_agent');
+    span.setAttribute(SpanAttribute.genAiAgentName, info.orchestrator);
+    span.setAttribute(SpanAttribute.orchestrator, info.orchestrator);
+    span.setAttribute(SpanAttribute.turnId, info.turnId);
+    span.setAttribute(SpanAttribute.observationInput, input);
+    span.setAttribute(SpanAttribute.traceInput, input);
   }
   return span;
 }
@@ -83,7 +83,7 @@ export interface TurnSpanOutcome {
 export function endTurnSpan(span: Span, outcome: TurnSpanOutcome): void {
   if (span.isRecording()) {
     if (outcome.output !== undefined) {
-      const output = toJson(outcome.output) ?? '""';
+      const output = plainJson(outcome.output);
       span.setAttribute(SpanAttribute.observationOutput, output);
       span.setAttribute(SpanAttribute.traceOutput, output);
     }
@@ -114,20 +114,17 @@ export interface DecisionSpanInfo {
 export function startDecisionSpan(parent: Context, info: DecisionSpanInfo): Span {
   const span = switchboardTracer().startSpan(`route ${info.hop}`, undefined, parent);
   if (span.isRecording()) {
-    span.setAttributes({
-      ...sessionAttributes(info.sessionId, info.userId),
-      [SpanAttribute.observationType]: 'chain',
-      [SpanAttribute.genAiAgentName]: info.orchestrator,
-      [SpanAttribute.orchestrator]: info.orchestrator,
-      [SpanAttribute.hop]: info.hop,
-      [SpanAttribute.candidates]: [...info.candidates],
-      [SpanAttribute.observationInput]: toJson({ hop: info.hop, candidates: info.candidates }),
-    });
+    setSessionAttributes(span, info.sessionId, info.userId);
+    span.setAttribute(SpanAttribute.observationType, 'chain');
+    span.setAttribute(SpanAttribute.genAiAgentName, info.orchestrator);
+    span.setAttribute(SpanAttribute.orchestrator, info.orchestrator);
+    span.setAttribute(SpanAttribute.hop, info.hop);
+    const candidates = candidateRecord(info.candidates);
+    span.setAttribute(SpanAttribute.candidates, candidates.names);
+    span.setAttribute(SpanAttribute.observationInput, decisionInput(candidates, info.hop));
   }
   return span;
 }
-
-type CallSummary = Partial<Pick<ToolCall, 'id' | 'toolName' | 'message' | 'thought' | 'reason'>>;
 
 // Defensive: a hand-written `Orchestrator` may return anything, and tracing must never fail a turn.
 function callsOf(decision: unknown): CallSummary[] {
@@ -136,11 +133,31 @@ function callsOf(decision: unknown): CallSummary[] {
 }
 
 /** The kind of a decision, in the vocabulary of the turn's recorded steps (`RouteStep.kind`). */
-function decisionKind(decision: Decision): RouteStep['kind'] {
-  if (isErrorMessage(decision)) return 'error';
-  const calls = callsOf(decision);
+function decisionKind(calls: readonly CallSummary[]): RouteStep['kind'] {
   if (calls.length > 1) return 'fan-out';
   return calls[0]?.toolName === ROUTE_TO_USER ? 'answer' : 'call';
+}
+
+function setCallAttributes(span: Span, calls: readonly CallSummary[]): void {
+  const [only] = calls;
+  if (calls.length === 1 && only) {
+    span.setAttribute(SpanAttribute.decisionAgents, [String(only.toolName ?? '')]);
+    if (only.thought !== undefined) span.setAttribute(SpanAttribute.decisionThought, String(only.thought));
+    if (only.reason !== undefined) span.setAttribute(SpanAttribute.decisionReason, String(only.reason));
+    return;
+  }
+  span.setAttribute(
+    SpanAttribute.decisionAgents,
+    calls.map((call) => String(call.toolName ?? '')),
+  );
+  span.setAttribute(
+    SpanAttribute.decisionThought,
+    calls.map((call) => String(call.thought ?? '')),
+  );
+  span.setAttribute(
+    SpanAttribute.decisionReason,
+    calls.map((call) => String(call.reason ?? '')),
+  );
 }
 
 /**
@@ -152,43 +169,19 @@ function decisionKind(decision: Decision): RouteStep['kind'] {
  */
 export function endDecisionSpan(span: Span, decision: Decision): void {
   if (span.isRecording()) {
-    const kind = decisionKind(decision);
-    span.setAttribute(SpanAttribute.decisionKind, kind);
     if (isErrorMessage(decision)) {
+      span.setAttribute(SpanAttribute.decisionKind, 'error');
       span.setAttribute(
         SpanAttribute.observationOutput,
-        toJson({ kind, error: decision.error.message, userMessage: decision.userMessage }) ?? '{}',
+        plainJson({ kind: 'error', error: decision.error.message, userMessage: decision.userMessage }),
       );
       recordError(span, decision.error);
     } else {
       const calls = callsOf(decision);
-      span.setAttribute(
-        SpanAttribute.decisionAgents,
-        calls.map((call) => String(call.toolName ?? '')),
-      );
-      const [only] = calls;
-      if (calls.length === 1 && only) {
-        if (only.thought !== undefined)
-          span.setAttribute(SpanAttribute.decisionThought, String(only.thought));
-        if (only.reason !== undefined) span.setAttribute(SpanAttribute.decisionReason, String(only.reason));
-      } else {
-        span.setAttribute(
-          SpanAttribute.decisionThought,
-          calls.map((call) => String(call.thought ?? '')),
-        );
-        span.setAttribute(
-          SpanAttribute.decisionReason,
-          calls.map((call) => String(call.reason ?? '')),
-        );
-      }
-      const summary = calls.map(({ id, toolName, message, thought, reason }) => ({
-        toolCallId: id,
-        agent: toolName,
-        message,
-        thought,
-        reason,
-      }));
-      span.setAttribute(SpanAttribute.observationOutput, toJson({ kind, calls: summary }) ?? '{}');
+      const kind = decisionKind(calls);
+      span.setAttribute(SpanAttribute.decisionKind, kind);
+      setCallAttributes(span, calls);
+      span.setAttribute(SpanAttribute.observationOutput, decisionOutput(kind, calls));
     }
   }
   span.end();
@@ -210,16 +203,12 @@ export interface AgentSpanInfo {
 export function startAgentSpan(parent: Context, info: AgentSpanInfo): Span {
   const span = switchboardTracer().startSpan(`agent ${info.agent}`, undefined, parent);
   if (span.isRecording()) {
-    span.setAttributes({
-      ...sessionAttributes(info.sessionId, info.userId),
-      [SpanAttribute.observationType]: 'tool',
-      [SpanAttribute.genAiOperation]: 'execute_tool',
-      [SpanAttribute.genAiToolName]: info.agent,
-      [SpanAttribute.genAiToolCallId]: info.toolCallId,
-      [SpanAttribute.agent]: info.agent,
-      [SpanAttribute.toolCallId]: info.toolCallId,
-      [SpanAttribute.observationInput]: toJson(info.message) ?? '""',
-    });
+    setSessionAttributes(span, info.sessionId, info.userId, { conversation: true });
+    span.setAttribute(SpanAttribute.observationType, 'tool');
+    span.setAttribute(SpanAttribute.genAiOperation, 'execute_tool');
+    span.setAttribute(SpanAttribute.genAiToolName, info.agent);
+    span.setAttribute(SpanAttribute.genAiToolCallId, info.toolCallId);
+    span.setAttribute(SpanAttribute.observationInput, plainJson(info.message));
   }
   return span;
 }
@@ -236,7 +225,7 @@ export interface AgentSpanResult {
 /** Ends an agent span with its reply and status; a failed call gets ERROR status and the exception. */
 export function endAgentSpan(span: Span, result: AgentSpanResult): void {
   if (span.isRecording()) {
-    span.setAttribute(SpanAttribute.observationOutput, toJson(result.content) ?? '""');
+    span.setAttribute(SpanAttribute.observationOutput, plainJson(result.content));
     span.setAttribute(SpanAttribute.agentStatus, result.status);
     if (result.status === 'error') {
       if (result.error) recordError(span, result.error);

@@ -60,6 +60,7 @@ describe('turn, decision and agent spans', () => {
       'langfuse.observation.type': 'agent',
       'langfuse.trace.name': 'support',
       'session.id': 'ses_1',
+      'gen_ai.conversation.id': 'ses_1',
       'user.id': 'ada',
       'gen_ai.agent.name': 'support',
       'gen_ai.operation.name': 'invoke_agent',
@@ -124,11 +125,19 @@ describe('turn, decision and agent spans', () => {
     const failure = startDecisionSpan(parent, { orchestrator: 'o', hop: 2, candidates: ['a', 'b'] });
     endDecisionSpan(failure, { error: new Error('no idea'), userMessage: 'Sorry' });
 
-    expect(only(recording.named('route 0')).attributes).toMatchObject({
+    const fanOutSpan = only(recording.named('route 0'));
+    expect(fanOutSpan.attributes).toMatchObject({
       'switchboard.decision.kind': 'fan-out',
       'switchboard.decision.agents': ['a', 'b'],
       'switchboard.decision.thought': ['first', ''],
       'switchboard.decision.reason': ['', 'second'],
+    });
+    expect(JSON.parse(String(fanOutSpan.attributes['langfuse.observation.output']))).toEqual({
+      kind: 'fan-out',
+      calls: [
+        { toolCallId: expect.any(String), agent: 'a', message: 'x', thought: 'first' },
+        { toolCallId: expect.any(String), agent: 'b', message: 'y', reason: 'second' },
+      ],
     });
     expect(only(recording.named('route 1')).attributes).toMatchObject({
       'switchboard.decision.kind': 'answer',
@@ -144,6 +153,35 @@ describe('turn, decision and agent spans', () => {
     const decision = startDecisionSpan(context.active(), { orchestrator: 'raw', hop: 0, candidates: [] });
     expect(() => endDecisionSpan(decision, null as unknown as Decision)).not.toThrow();
     expect(only(recording.named('route 0')).attributes['switchboard.decision.kind']).toBe('call');
+
+    const odd = startDecisionSpan(context.active(), { orchestrator: 'raw', hop: 1, candidates: [] });
+    const unserialisable = { toolName: 'a', message: 'x', thought: 10n } as unknown as Decision;
+    expect(() => endDecisionSpan(odd, unserialisable)).not.toThrow();
+    const output = JSON.parse(
+      String(only(recording.named('route 1')).attributes['langfuse.observation.output']),
+    );
+    expect(output).toEqual({ kind: 'call', calls: [{ agent: 'a', message: 'x', thought: '10' }] });
+  });
+
+  it('records the candidates as they are when each decision starts', () => {
+    const candidates = ['billing', 'faq'];
+    const first = startDecisionSpan(context.active(), { orchestrator: 'o', hop: 0, candidates });
+    endDecisionSpan(first, toolCall('billing', 'x'));
+    candidates.push('sales');
+    const second = startDecisionSpan(context.active(), { orchestrator: 'o', hop: 0, candidates });
+    endDecisionSpan(second, toolCall('sales', 'y'));
+
+    const [before, after] = recording.named('route 0');
+    expect(before?.attributes['switchboard.candidates']).toEqual(['billing', 'faq']);
+    expect(JSON.parse(String(before?.attributes['langfuse.observation.input']))).toEqual({
+      hop: 0,
+      candidates: ['billing', 'faq'],
+    });
+    expect(after?.attributes['switchboard.candidates']).toEqual(['billing', 'faq', 'sales']);
+    expect(JSON.parse(String(after?.attributes['langfuse.observation.input']))).toEqual({
+      hop: 0,
+      candidates: ['billing', 'faq', 'sales'],
+    });
   });
 
   it('records an agent call with its message, reply and status, and a failure as an error', () => {
