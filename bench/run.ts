@@ -2,7 +2,8 @@
 // bounded in time and count. Each server runs in its own process; the load generator runs here.
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
-//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced (default all that can run)
+//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn (default all that can run)
+//   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createOtlpReceiver } from '@switchboard/runtime/testing';
@@ -81,6 +82,30 @@ async function measure(
   }
 }
 
+interface TurnCost {
+  name: string;
+  cpuMicrosPerTurn: number;
+  wallMicrosPerTurn: number;
+  retainedBytesPerTurn: number;
+}
+
+/** The in-process turn cost (no HTTP): Switchboard against a hand-written turn, compiled, in a child process. */
+async function measureTurnOverhead(): Promise<TurnCost[]> {
+  const child = fork(await compileServer('turn-overhead.ts'), {
+    execArgv: ['--expose-gc'],
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    return await new Promise<TurnCost[]>((resolve, reject) => {
+      child.once('message', (message: { results: TurnCost[] }) => resolve(message.results));
+      child.once('exit', (code) => reject(new Error(`turn-overhead exited with code ${code}`)));
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
 const results = new Map<string, Awaited<ReturnType<typeof measure>>>();
 for (const variant of VARIANTS.filter((v) => wanted.includes(v.name))) {
   try {
@@ -89,6 +114,8 @@ for (const variant of VARIANTS.filter((v) => wanted.includes(v.name))) {
     console.error(`[bench] ${variant.name} skipped: ${(error as Error).message}`);
   }
 }
+
+const turnCosts = wanted.includes('turn') ? await measureTurnOverhead() : [];
 
 await deleteKeys(redisUrl, keyPrefix).catch(() => {});
 const roundTripsPerTurn = wanted.includes('redis')
@@ -119,3 +146,14 @@ console.log(
 console.log(
   `ratio traced/memory = ${fmt(ratio('traced', 'memory'), 2)}  (target ≥ 0.80; ${exportRequests} OTLP export requests received)`,
 );
+
+if (turnCosts.length > 0) {
+  const baseline = turnCosts[0]!;
+  console.log('\nOne turn in-process (no HTTP), 256 sessions, history kept in memory\n');
+  console.log('variant               cpu µs/turn  wall µs/turn  retained B/turn  cpu vs hand-written');
+  for (const cost of turnCosts) {
+    console.log(
+      `${cost.name.padEnd(21)} ${fmt(cost.cpuMicrosPerTurn).padStart(11)}  ${fmt(cost.wallMicrosPerTurn).padStart(12)}  ${fmt(cost.retainedBytesPerTurn, 0).padStart(15)}  ${fmt(cost.cpuMicrosPerTurn / baseline.cpuMicrosPerTurn, 2).padStart(18)}×`,
+    );
+  }
+}

@@ -11,8 +11,22 @@ let counter = 0;
  * @param prefix - a short tag such as `msg`, `call` or `turn`.
  */
 export function createId(prefix?: string): string {
-  const id = `${PROCESS_TAG}${(counter++).toString(36)}`;
-  return prefix ? `${prefix}_${id}` : id;
+  const id = (prefix ? (heads.get(prefix) ?? head(prefix)) : PROCESS_TAG) + (counter++).toString(36);
+  // Reading a character makes V8 store the id as one flat string instead of a rope of
+  // concatenated parts: ids live as long as their session, and a rope costs 2-3× the memory.
+  id.charCodeAt(0);
+  return id;
+}
+
+// `${prefix}_${PROCESS_TAG}` per prefix; prefixes are short literal tags, so a few dozen at most are kept.
+const heads = new Map<string, string>();
+const MAX_HEADS = 64;
+
+function head(prefix: string): string {
+  const value = `${prefix}_${PROCESS_TAG}`;
+  value.charCodeAt(0);
+  if (heads.size < MAX_HEADS) heads.set(prefix, value);
+  return value;
 }
 
 /**

@@ -79,19 +79,37 @@ export abstract class AbstractOrchestrator implements Orchestrator {
    * result. Never throws; a throw, a malformed result, an empty array or a
    * call to an agent outside `conversation.agents` becomes an `ErrorMessage`.
    */
-  async decide(conversation: Conversation): Promise<Decision> {
+  decide(conversation: Conversation): Promise<Decision> {
     let decision: unknown;
     try {
-      decision = await this.handleMessage(conversation);
+      decision = this.handleMessage(conversation);
     } catch (error) {
-      return {
-        error:
-          SwitchboardError.isInstance(error) && error instanceof Error
-            ? error
-            : new OrchestratorError({ orchestrator: this.name, cause: error }),
-      };
+      return Promise.resolve(this.#failure(error));
     }
-    return validateDecision(decision, conversation.agents);
+    // A synchronous answer, the common case, is checked at once: no promise of its own to wait for.
+    if (!isThenable(decision)) return Promise.resolve(validateDecision(decision, conversation.agents));
+    return Promise.resolve(decision).then(
+      (settled) => validateDecision(settled, conversation.agents),
+      (error: unknown) => this.#failure(error),
+    );
+  }
+
+  #failure(error: unknown): ErrorMessage {
+    return {
+      error:
+        SwitchboardError.isInstance(error) && error instanceof Error
+          ? error
+          : new OrchestratorError({ orchestrator: this.name, cause: error }),
+    };
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  // Reading `then` of a hostile value may throw; validateDecision reports such a value.
+  try {
+    return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+  } catch {
+    return false;
   }
 }
 

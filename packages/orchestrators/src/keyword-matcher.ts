@@ -54,6 +54,14 @@ function statelessPattern(pattern: RegExp): RegExp {
     : pattern;
 }
 
+/** Whether `parts` appear in `tokens` from `start` on. */
+function matchesAt(parts: readonly string[], tokens: readonly string[], start: number): boolean {
+  for (let offset = 0; offset < parts.length; offset++) {
+    if (tokens[start + offset] !== parts[offset]) return false;
+  }
+  return true;
+}
+
 /**
  * Scores messages against keyword lists and patterns compiled once, at
  * construction. Each distinct keyword found counts once per message, scoring
@@ -122,33 +130,46 @@ export class KeywordMatcher {
     const textWords = words(text);
     const textStems = textWords.map(stem);
     // Per target, the distinct keywords found and their best score: a repeated keyword counts once.
-    const hits = new Map<number, Map<CompiledKeyword, number>>();
-    textStems.forEach((first, start) => {
-      for (const entry of this.#byFirstStem.get(first) ?? []) {
-        if (!entry.stems.every((part, offset) => textStems[start + offset] === part)) continue;
-        const exact = entry.words.every((part, offset) => textWords[start + offset] === part);
+    let hits: Map<number, Map<CompiledKeyword, number>> | undefined;
+    for (let start = 0; start < textStems.length; start++) {
+      const entries = this.#byFirstStem.get(textStems[start]!);
+      if (entries === undefined) continue;
+      for (const entry of entries) {
+        if (!matchesAt(entry.stems, textStems, start)) continue;
+        const exact = matchesAt(entry.words, textWords, start);
         const weight = entry.words.length * this.#wordWeight * (exact ? 1 : this.#inflectionWeight);
-        const found = hits.get(entry.target) ?? new Map<CompiledKeyword, number>();
+        hits ??= new Map();
+        let found = hits.get(entry.target);
+        if (found === undefined) {
+          found = new Map();
+          hits.set(entry.target, found);
+        }
         found.set(entry, Math.max(weight, found.get(entry) ?? 0));
-        hits.set(entry.target, found);
       }
-    });
+    }
 
     const scores: MatchScore[] = [];
-    this.#targets.forEach((target, index) => {
-      if (candidates && !candidates.has(target.name)) return;
-      const found = [...(hits.get(index) ?? [])].sort(([a], [b]) => a.position - b.position);
-      const matched = found.map(([entry]) => entry.keyword);
-      let score = found.reduce((total, [, weight]) => total + weight, 0);
+    for (let index = 0; index < this.#targets.length; index++) {
+      const target = this.#targets[index]!;
+      if (candidates && !candidates.has(target.name)) continue;
+      const found = hits?.get(index);
+      const matched: string[] = [];
+      let score = 0;
+      if (found !== undefined) {
+        for (const [entry, weight] of [...found].sort(([a], [b]) => a.position - b.position)) {
+          matched.push(entry.keyword);
+          score += weight;
+        }
+      }
       for (const pattern of target.patterns) {
         if (!pattern.test(text)) continue;
         matched.push(String(pattern));
         score += this.#patternWeight;
       }
       if (score > 0) scores.push({ name: target.name, score, matched });
-    });
+    }
     // Array.prototype.sort is stable: equal scores keep the declared order.
-    return scores.sort((a, b) => b.score - a.score);
+    return scores.length > 1 ? scores.sort((a, b) => b.score - a.score) : scores;
   }
 
   /** The best-scoring target, or `undefined` when nothing matches. */

@@ -45,6 +45,13 @@ export abstract class RoutingOrchestrator extends AbstractOrchestrator {
     _conversation: Conversation,
     results: readonly ToolMessage[],
   ): Decision | Promise<Decision> {
+    const [only] = results;
+    if (results.length === 1 && only) {
+      return routeToUser(this.#replyText(only), {
+        reason: only.status === 'error' ? `agent failed: ${only.name}` : `answered by ${only.name}`,
+        thought: `Returning the reply of ${only.name} to the user`,
+      });
+    }
     const answer = results.map((result) => this.#replyText(result)).join('\n\n');
     const failed = results.filter((result) => result.status === 'error').map((result) => result.name);
     const agents = results.map((result) => result.name).join(', ');

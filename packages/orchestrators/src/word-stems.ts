@@ -73,8 +73,33 @@ export function stem(word: string): string {
  * ```
  */
 export function words(text: string): string[] {
+  if (ASCII.test(text)) return asciiWords(text.toLowerCase());
   const normalized = text.normalize('NFC').toLowerCase().replace(APOSTROPHES, "'");
   return Array.from(normalized.matchAll(TOKEN), ([token]) => token);
+}
+
+const ASCII = /^[\x20-\x7e\t\n\r]*$/;
+
+/**
+ * {@link words} for lower-case printable ASCII, where the Unicode classes reduce
+ * to letters, digits and other symbols: the same tokens, without a regular
+ * expression (most messages to a router are plain ASCII).
+ */
+function asciiWords(text: string): string[] {
+  const tokens: string[] = [];
+  let start = -1;
+  let kind = 0; // 0 none, 1 letters, 2 digits
+  for (let index = 0; index <= text.length; index++) {
+    const code = index < text.length ? text.charCodeAt(index) : 32;
+    const next = code >= 97 && code <= 122 ? 1 : code >= 48 && code <= 57 ? 2 : 0;
+    if (next === kind && next !== 0) continue;
+    if (kind !== 0) tokens.push(text.slice(start, index));
+    kind = next;
+    start = index;
+    // Any other visible character is a token of its own.
+    if (next === 0 && code > 32 && code !== 127) tokens.push(text[index]!);
+  }
+  return tokens;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { KeywordMatcher } from '../src/index.js';
-import { stem, tokenize } from '../src/word-stems.js';
+import { stem, tokenize, words } from '../src/word-stems.js';
 
 function matches(keyword: string, text: string): boolean {
   return new KeywordMatcher([{ name: 'agent', keywords: [keyword] }]).best(text) !== undefined;
@@ -18,6 +18,22 @@ describe('word matching', () => {
   it('ignores case and accents written in either Unicode form', () => {
     expect(matches('Weather', 'WEATHER in Oslo')).toBe(true);
     expect(matches('café', 'Where is the nearest CAFE\u0301?')).toBe(true);
+  });
+
+  it('splits plain ASCII text exactly as it splits any Unicode text', () => {
+    // Plain ASCII takes a faster path; a trailing accented word sends the same text down the Unicode one.
+    const alphabet = 'aZq09 \t\n.,?!\'"$%-+/';
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed;
+    };
+    for (let sample = 0; sample < 2_000; sample++) {
+      let text = '';
+      for (let length = next() % 14; length > 0; length--) text += alphabet[next() % alphabet.length];
+      expect([...words(text), 'é'], JSON.stringify(text)).toEqual(words(`${text} é`));
+    }
+    expect(words("What's 5km in MILES?")).toEqual(['what', "'", 's', '5', 'km', 'in', 'miles', '?']);
   });
 
   it('matches multi-word phrases as consecutive words', () => {

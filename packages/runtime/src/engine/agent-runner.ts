@@ -12,6 +12,7 @@ import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '..
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
 import type { TurnEvent } from './events.js';
+import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
 
 /** Everything one agent call needs from its turn. */
@@ -38,25 +39,20 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
 }
 
 /**
- * Runs the agent. A synchronous string reply costs no promise, signal or
- * listener; a pending reply or a stream is raced against the call's abort,
- * which also follows the turn's shutdown signal while the agent runs.
+ * Waits for a pending reply or a stream, raced against the call's abort (its
+ * timeout, and the turn's shutdown signal while the agent runs).
  */
-async function invoke(
-  agent: Agent,
-  message: string,
-  context: AgentContext,
+async function settle(
+  reply: Exclude<AgentReply, string> | PromiseLike<AgentReply>,
   abort: AgentAbort,
   turnSignal: AbortSignal,
   onDelta: ((delta: string) => void) | undefined,
 ): Promise<AgentReplyWithMetadata> {
-  let reply = agent.run(message, context);
-  if (typeof reply === 'string') return { content: reply };
   const unfollow = abort.follow(turnSignal);
   try {
-    if (isThenable(reply)) reply = await abort.race(reply);
-    if (typeof reply === 'string') return { content: reply };
-    return await collect(reply, abort, onDelta);
+    const settled = isThenable(reply) ? await abort.race(reply) : reply;
+    if (typeof settled === 'string') return { content: settled };
+    return await collect(settled, abort, onDelta);
   } finally {
     unfollow();
   }
@@ -97,12 +93,21 @@ function toAgentError(agent: string, error: unknown): AgentError {
   return new AgentError({ agent, cause: error });
 }
 
+/** How a call ended, before it becomes a `tool` message. */
+interface CallOutcome {
+  content: string;
+  metadata?: Record<string, unknown>;
+  failure?: AgentError;
+}
+
 /**
  * Runs one agent for one call with its timeout and abort signal, streaming
  * its chunks as `agent-delta` events. Never throws: a failure or a timeout
  * becomes a `tool` message with `status: 'error'` that the orchestrator sees.
+ * An agent that answers synchronously is answered synchronously: no timer,
+ * promise or abort signal is created for it.
  */
-export async function runAgentCall({
+export function runAgentCall({
   agent,
   call,
   conversation,
@@ -111,9 +116,10 @@ export async function runAgentCall({
   timeoutMs,
   turnSignal,
   emit,
-}: AgentCallContext): Promise<ToolMessage> {
+}: AgentCallContext): ToolMessage | Promise<ToolMessage> {
   const messageId = createId('msg');
-  const base = {
+  const startedAt = performance.now();
+  const base = emit && {
     sessionId: conversation.sessionId,
     turnId: conversation.turnId,
     messageId,
@@ -122,50 +128,71 @@ export async function runAgentCall({
   };
   const span = startAgentSpan(parent, { agent: agent.name, toolCallId: call.id, message: call.message });
   const abort = new AgentAbort();
+  if (base) emit({ type: 'agent-start', ...base, message: call.message });
+
+  const finish = ({ content, metadata, failure }: CallOutcome): ToolMessage => {
+    const status = failure ? 'error' : 'ok';
+    endAgentSpan(span, { status, content, error: failure });
+    if (base) emit({ type: 'agent-end', ...base, status, content, endOfMessage: true });
+    const message: ToolMessage = {
+      id: messageId,
+      role: 'tool',
+      name: agent.name,
+      toolCallId: call.id,
+      content,
+      status,
+      createdAt: isoNow(),
+    };
+    const stored = failure ? { ...metadata, errorCode: failure.code } : metadata;
+    if (stored) message.metadata = stored;
+    return message;
+  };
+  const fail = (error: unknown): ToolMessage => {
+    const failure = toAgentError(agent.name, error);
+    return finish({ content: failure.message, failure });
+  };
+
+  const context: AgentContext = {
+    get signal() {
+      return abort.signal;
+    },
+    toolCall: call,
+    conversation,
+    request,
+  };
+  const agentContext = withSpan(parent, span);
+  let reply: AgentReply | PromiseLike<AgentReply>;
+  try {
+    reply = otelContext.with(agentContext, () => agent.run(call.message, context));
+  } catch (error) {
+    return fail(error);
+  }
+  if (typeof reply === 'string') return finish({ content: reply });
+
+  // The timeout counts from the start of the call, including any synchronous work run() did.
   const timer = setTimeout(
     () => abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
-    timeoutMs,
+    Math.max(0, timeoutMs - (performance.now() - startedAt)),
   );
-  emit?.({ type: 'agent-start', ...base, message: call.message });
+  const onDelta = base && ((delta: string) => emit({ type: 'agent-delta', ...base, delta }));
+  const pending = reply;
+  const settled = otelContext.with(agentContext, () => settle(pending, abort, turnSignal, onDelta));
+  return finishWhenSettled(settled, timer, finish, fail);
+}
 
-  let status: 'ok' | 'error' = 'ok';
-  let content: string;
-  let metadata: Record<string, unknown> | undefined;
-  let failure: AgentError | undefined;
+async function finishWhenSettled(
+  settled: Promise<AgentReplyWithMetadata>,
+  timer: ReturnType<typeof setTimeout>,
+  finish: (outcome: CallOutcome) => ToolMessage,
+  fail: (error: unknown) => ToolMessage,
+): Promise<ToolMessage> {
+  let outcome: AgentReplyWithMetadata;
   try {
-    const onDelta = emit && ((delta: string) => emit({ type: 'agent-delta', ...base, delta }));
-    const context: AgentContext = {
-      get signal() {
-        return abort.signal;
-      },
-      toolCall: call,
-      conversation,
-      request,
-    };
-    const result = await otelContext.with(withSpan(parent, span), () =>
-      invoke(agent, call.message, context, abort, turnSignal, onDelta),
-    );
-    content = result.content;
-    metadata = result.metadata;
+    outcome = await settled;
   } catch (error) {
-    failure = toAgentError(agent.name, error);
-    status = 'error';
-    content = failure.message;
+    return fail(error);
   } finally {
     clearTimeout(timer);
   }
-  endAgentSpan(span, { status, content, error: failure });
-  emit?.({ type: 'agent-end', ...base, status, content, endOfMessage: true });
-  const message: ToolMessage = {
-    id: messageId,
-    role: 'tool',
-    name: agent.name,
-    toolCallId: call.id,
-    content,
-    status,
-    createdAt: new Date().toISOString(),
-  };
-  if (failure) metadata = { ...metadata, errorCode: failure.code };
-  if (metadata) message.metadata = metadata;
-  return message;
+  return finish(outcome);
 }

@@ -1,5 +1,7 @@
 import { type Decision, isErrorMessage, isRouteToUser, SwitchboardError } from '@switchboard/core';
+import { flatString } from '../stores/freeze.js';
 import type { RouteStep } from '../stores/session-store.js';
+import { isoNow } from './timestamp.js';
 
 /** The stable code of an error: its `code` for Switchboard errors, `internal_error` otherwise. */
 export function errorCode(error: Error): string {
@@ -17,7 +19,7 @@ export function toRouteStep(
   startedAt: number,
   exposeErrorDetails: boolean,
 ): RouteStep {
-  const decidedAt = new Date().toISOString();
+  const decidedAt = isoNow();
   const durationMs = Math.round((performance.now() - startedAt) * 1000) / 1000;
   if (isErrorMessage(decision)) {
     const error = exposeErrorDetails ? decision.error.message : errorCode(decision.error);
@@ -30,8 +32,9 @@ export function toRouteStep(
     kind,
     calls: calls.map(({ id, toolName, thought, reason }) => {
       const summary: RouteStep['calls'][number] = { toolCallId: id, agent: toolName };
-      if (thought !== undefined) summary.thought = thought;
-      if (reason !== undefined) summary.reason = reason;
+      // Flat: steps are kept with the session, and orchestrators build these texts by concatenation.
+      if (thought !== undefined) summary.thought = flatString(thought);
+      if (reason !== undefined) summary.reason = flatString(reason);
       return summary;
     }),
     decidedAt,

@@ -39,7 +39,9 @@ import type { TurnOptions, TurnRequest, TurnResult } from './turn-types.js';
 
 export type { TurnOptions, TurnRequest, TurnResult } from './turn-types.js';
 
+import { LeaseRenewer } from './lease-renewer.js';
 import { errorCode, toRouteStep } from './route-step.js';
+import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
 
 interface EngineParts {
@@ -62,6 +64,7 @@ export class TurnEngine {
   readonly #parts: EngineParts;
   readonly #options: Required<TurnOptions>;
   readonly #candidateNames: readonly string[];
+  readonly #renewer: LeaseRenewer;
 
   constructor(
     parts: EngineParts,
@@ -78,6 +81,7 @@ export class TurnEngine {
   ) {
     this.#parts = parts;
     this.#candidateNames = parts.orchestrator.agents.map((agent) => agent.name);
+    this.#renewer = new LeaseRenewer(Math.max(250, Math.floor(leaseTtlMs / 3)));
     this.#options = {
       maxHops,
       historyWindow,
@@ -99,15 +103,11 @@ export class TurnEngine {
       waitMs: sessionWaitMs,
       signal: this.#parts.signal,
     });
-    const renewal = setInterval(
-      () => void lease.renew().catch(noop),
-      Math.max(250, Math.floor(leaseTtlMs / 3)),
-    );
-    renewal.unref();
+    this.#renewer.add(lease);
     try {
       return await this.#runLeased(request);
     } finally {
-      clearInterval(renewal);
+      this.#renewer.delete(lease);
       // Awaited: the next message of this session may go to another replica, which must find it free.
       await lease.release().catch(noop);
     }
@@ -117,7 +117,7 @@ export class TurnEngine {
     const { orchestrator, sessions, memory } = this.#parts;
     const { sessionId, userId, tenantId, onEvent } = request;
     const turnId = createId('turn');
-    const startedAt = new Date().toISOString();
+    const startedAt = isoNow();
     const userMessage: UserMessage = {
       id: createId('msg'),
       role: 'user',
@@ -172,7 +172,7 @@ export class TurnEngine {
       throw error;
     }
 
-    const endedAt = new Date().toISOString();
+    const endedAt = isoNow();
     const turn: TurnRecord = {
       turnId,
       userMessageId: userMessage.id,
@@ -283,10 +283,17 @@ export class TurnEngine {
       });
       const decisionContext = withSpan(turn.turnContext, decisionSpan);
       const startedAt = performance.now();
-      const decision =
-        decisionContext === turn.turnContext
-          ? await this.#decide(conversation)
-          : await otelContext.with(decisionContext, () => this.#decide(conversation));
+      let decision: Decision;
+      try {
+        const pending =
+          decisionContext === turn.turnContext
+            ? orchestrator.decide(conversation)
+            : otelContext.with(decisionContext, () => orchestrator.decide(conversation));
+        decision = validateDecision(await pending, conversation.agents);
+      } catch (error) {
+        // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
+        decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
+      }
       endDecisionSpan(decisionSpan, decision);
       const step = toRouteStep(hop, decision, startedAt, this.#options.exposeErrorDetails);
       steps.push(step);
@@ -304,20 +311,20 @@ export class TurnEngine {
       const first = calls[0]!;
       if (isRouteToUser(first)) return { reply: first.message, status: 'completed', toolCallId: first.id };
 
-      const results = await Promise.all(
-        calls.map((call) =>
-          runAgentCall({
-            agent: agents.get(call.toolName)!,
-            call,
-            conversation,
-            request: turn.requestContext,
-            parent: decisionContext,
-            timeoutMs: agents.get(call.toolName)?.timeoutMs ?? agentTimeoutMs,
-            turnSignal: this.#parts.signal,
-            emit,
-          }),
-        ),
-      );
+      const run = (call: ToolCall) => {
+        const agent = agents.get(call.toolName)!;
+        return runAgentCall({
+          agent,
+          call,
+          conversation,
+          request: turn.requestContext,
+          parent: decisionContext,
+          timeoutMs: agent.timeoutMs ?? agentTimeoutMs,
+          turnSignal: this.#parts.signal,
+          emit,
+        });
+      };
+      const results = calls.length === 1 ? [await run(first)] : await Promise.all(calls.map(run));
       await sessions.append(sessionId, results);
       for (const result of results) messages.push(result);
       lastResults = results;
@@ -328,15 +335,5 @@ export class TurnEngine {
       error: new MaxHopsExceededError({ maxHops }),
       toolCallId: `error_${turnId}`,
     };
-  }
-
-  /** Asks the orchestrator, treating a throw from a hand-written `Orchestrator` like an `ErrorMessage`. */
-  async #decide(conversation: Conversation): Promise<Decision> {
-    const { orchestrator } = this.#parts;
-    try {
-      return validateDecision(await orchestrator.decide(conversation), conversation.agents);
-    } catch (error) {
-      return { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
-    }
   }
 }
