@@ -173,8 +173,9 @@ export class LLMOrchestrator extends AbstractOrchestrator {
     }
     span?.setAttributes({
       'switchboard.route.retries': answer.retries,
-      'gen_ai.usage.input_tokens': answer.usage.inputTokens,
-      'gen_ai.usage.output_tokens': answer.usage.outputTokens,
+      // Not gen_ai.usage.*: Langfuse would add these to the generations' own usage and count the tokens twice.
+      'switchboard.route.usage.input_tokens': answer.usage.inputTokens,
+      'switchboard.route.usage.output_tokens': answer.usage.outputTokens,
     });
     if (answer.problems.length > 0) span?.setAttribute('switchboard.route.problems', answer.problems);
     const { value } = answer;

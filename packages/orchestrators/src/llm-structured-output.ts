@@ -1,17 +1,8 @@
-import { context, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { RequestContext } from '@switchboard/core';
-import type { ChatClient } from '@switchboard/runtime';
+import { type ChatClient, endGeneration, startGeneration, type TokenUsage } from '@switchboard/runtime';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
-
-// The same instrumentation scope as the runtime's spans, so exporters keep these.
-const tracer = trace.getTracer('switchboard');
-
-/** Token counts of one model call or several. */
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
 
 /** The verdict on one model answer: a value, or feedback telling the model what to fix. */
 export type AnswerCheck<Value> = { ok: true; value: Value } | { ok: false; feedback: string };
@@ -56,47 +47,6 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   }
 }
 
-function startGeneration(
-  model: string,
-  messages: readonly ChatCompletionMessageParam[],
-  attempt: number,
-): Span {
-  const span = tracer.startSpan(`chat ${model}`, undefined, context.active());
-  if (span.isRecording()) {
-    span.setAttributes({
-      'langfuse.observation.type': 'generation',
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.request.model': model,
-      'switchboard.attempt': attempt,
-      'langfuse.observation.input': JSON.stringify(messages),
-    });
-  }
-  return span;
-}
-
-function endGeneration(
-  span: Span,
-  outcome: { content?: string; usage?: TokenUsage; model?: string; error?: unknown },
-): void {
-  if (span.isRecording()) {
-    if (outcome.content !== undefined)
-      span.setAttribute('langfuse.observation.output', JSON.stringify(outcome.content));
-    if (outcome.model) span.setAttribute('gen_ai.response.model', outcome.model);
-    if (outcome.usage) {
-      span.setAttributes({
-        'gen_ai.usage.input_tokens': outcome.usage.inputTokens,
-        'gen_ai.usage.output_tokens': outcome.usage.outputTokens,
-      });
-    }
-    if (outcome.error !== undefined) {
-      const error = outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
-      span.recordException(error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-    }
-  }
-  span.end();
-}
-
 /**
  * Asks the model for a schema-constrained JSON answer; an answer that fails
  * `check` is retried up to `maxRetries` times with the model's answer and the
@@ -128,7 +78,8 @@ export async function askForStructuredAnswer<Value>({
   };
   for (let attempt = 0; attempt <= maxRetries; attempt++) {
     result.retries = attempt;
-    const span = startGeneration(model, conversation, attempt);
+    const span = startGeneration({ parent: context.active(), model, input: conversation, temperature });
+    span.setAttribute('switchboard.attempt', attempt);
     let content: string;
     try {
       const request = {
@@ -150,7 +101,12 @@ export async function askForStructuredAnswer<Value>({
       }
       const message = completion.choices[0]?.message;
       content = message?.content ?? '';
-      endGeneration(span, { content: content || (message?.refusal ?? ''), usage, model: completion.model });
+      endGeneration(span, {
+        output: content || (message?.refusal ?? ''),
+        usage,
+        responseModel: completion.model,
+        finishReason: completion.choices[0]?.finish_reason,
+      });
       if (!content && message?.refusal) {
         result.problems.push(`The model refused: ${message.refusal}`);
         conversation.push({ role: 'assistant', content: message.refusal });

@@ -218,8 +218,8 @@ describe('LLMOrchestrator', () => {
       'switchboard.route.choice': 'clock',
       'switchboard.route.reason': 'asks for the time',
       'switchboard.route.retries': 1,
-      'gen_ai.usage.input_tokens': 230,
-      'gen_ai.usage.output_tokens': 45,
+      'switchboard.route.usage.input_tokens': 230,
+      'switchboard.route.usage.output_tokens': 45,
     });
     const generations = tracer.spans.filter(
       (recorded) => recorded.attributes['langfuse.observation.type'] === 'generation',

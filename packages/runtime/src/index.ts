@@ -10,7 +10,12 @@ export {
 export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm-agent.js';
 export { type ChatClient, clientResolver, type LlmClientOptions } from './agents/llm-client.js';
 export { type LlmTool, type LlmToolContext, type LlmToolDefinition, llmTool } from './agents/llm-tool.js';
-export type { TokenUsage } from './agents/llm-tracing.js';
+export {
+  endGeneration,
+  type GenerationStart,
+  startGeneration,
+  type TokenUsage,
+} from './agents/llm-tracing.js';
 export { type RemoteAgentOptions, remoteAgent } from './agents/remote-agent.js';
 export {
   App,

@@ -1,5 +1,5 @@
-import { type Context, type Span, SpanStatusCode } from '@opentelemetry/api';
-import { sessionAttributes } from '../tracing/span-attributes.js';
+import type { Context, Span } from '@opentelemetry/api';
+import { recordError, setSessionAttributes } from '../tracing/span-attributes.js';
 import { switchboardTracer } from '../tracing/spans.js';
 
 /** Token counts of one model call or a whole run. */
@@ -10,7 +10,7 @@ export interface TokenUsage {
 
 /** What a generation span records when it starts. */
 export interface GenerationStart {
-  /** The trace context to nest under (the agent's span). */
+  /** The trace context to nest under (the agent's or the decision's span). */
   parent: Context;
   model: string;
   /** The messages sent; serialised only when the span records. */
@@ -19,7 +19,11 @@ export interface GenerationStart {
 }
 
 /**
- * Starts a Langfuse generation for one chat-completions call.
+ * Starts a Langfuse generation for one chat-completions call: an OpenTelemetry
+ * span in Switchboard's scope with the GenAI attributes Langfuse reads (model,
+ * input; usage and output once {@link endGeneration} ends it), and the
+ * session and user of the current request. Use it to trace the model calls of
+ * your own orchestrators and agents the way the built-in ones are traced.
  *
  * @example
  * ```ts
@@ -29,8 +33,8 @@ export interface GenerationStart {
 export function startGeneration({ parent, model, input, temperature }: GenerationStart): Span {
   const span = switchboardTracer().startSpan(`chat ${model}`, undefined, parent);
   if (span.isRecording()) {
+    setSessionAttributes(span);
     span.setAttributes({
-      ...sessionAttributes(),
       'langfuse.observation.type': 'generation',
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': model,
@@ -94,6 +98,7 @@ export function startToolSpan(
 ): Span {
   const span = switchboardTracer().startSpan(`tool ${name}`, undefined, parent);
   if (span.isRecording()) {
+    setSessionAttributes(span);
     span.setAttributes({
       'langfuse.observation.type': 'tool',
       'gen_ai.tool.name': name,
@@ -118,10 +123,4 @@ export function endToolSpan(span: Span, { output, error }: { output: string; err
     if (error !== undefined) recordError(span, error);
   }
   span.end();
-}
-
-function recordError(span: Span, error: unknown): void {
-  const failure = error instanceof Error ? error : new Error(String(error));
-  span.recordException(failure);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
 }
