@@ -36,6 +36,7 @@ export {
   AssistantMessageSchema,
   type Decision,
   type ErrorMessage,
+  ErrorMessageSchema,
   isErrorMessage,
   isRouteToUser,
   type MessageItem,

@@ -72,11 +72,16 @@ export const ToolCallSchema = z.object({
 /** A routing decision: call one agent, or answer the user through `route_to_user`. */
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
+/** Schema of a decision to end the turn with an error. */
+export const ErrorMessageSchema = z.object({
+  /** What went wrong; recorded on the trace, never shown to the user as such. */
+  error: z.instanceof(Error),
+  /** What the user sees; a safe default when absent. */
+  userMessage: z.string().optional(),
+});
+
 /** A decision to end the turn with an error. `userMessage` is what the user sees (a safe default otherwise). */
-export interface ErrorMessage {
-  error: Error;
-  userMessage?: string;
-}
+export type ErrorMessage = z.infer<typeof ErrorMessageSchema>;
 
 /** What an orchestrator may decide: one call, several calls run concurrently, or an error. */
 export type Decision = ToolCall | ToolCall[] | ErrorMessage;

@@ -195,7 +195,14 @@ export function validateDecision(decision: unknown, agents: readonly AgentMeta[]
 }
 
 function checkDecision(decision: unknown, agents: readonly AgentMeta[]): Decision {
-  if (isErrorMessage(decision)) return decision;
+  if (isErrorMessage(decision)) {
+    // userMessage becomes the reply the user reads and a stored message: it must be text.
+    const { userMessage } = decision;
+    if (userMessage !== undefined && typeof userMessage !== 'string') {
+      return invalid(`an ErrorMessage whose userMessage is a ${typeof userMessage}, not a string`);
+    }
+    return decision;
+  }
   if (Array.isArray(decision)) {
     if (decision.length === 0) return invalid('an empty array of tool calls');
     const ids = new Set<string>();

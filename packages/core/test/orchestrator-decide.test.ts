@@ -149,6 +149,11 @@ describe('decide(): malformed results become InvalidDecisionError', () => {
     ['an array holding a number', () => [1], 'not a ToolCall'],
     ['a nested array', () => [[valid]], 'not a ToolCall'],
     ['an array holding an ErrorMessage', () => [{ error: new Error('x') }], 'not a ToolCall'],
+    [
+      'an ErrorMessage whose userMessage is not a string',
+      () => ({ error: new Error('x'), userMessage: 42 }),
+      'userMessage is a number',
+    ],
   ])('rejects %s', async (_label, script, detail) => {
     const error = expectError(await decideWith(script));
     expect(InvalidDecisionError.isInstance(error)).toBe(true);

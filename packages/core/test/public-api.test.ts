@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type {
   AgentMeta,
   AssistantMessage,
@@ -22,6 +23,24 @@ import type {
 import * as core from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 
+/** The names the barrel exports as types only (`type X` inside `export { … }`, or `export type { … }`). */
+function typeOnlyExports(source: string): string[] {
+  const names: string[] = [];
+  for (const [, typeBlock, list] of source.matchAll(/export (type )?\{([^}]*)\}/g)) {
+    for (const item of (list ?? '').split(',').map((part) => part.trim())) {
+      if (!item) continue;
+      const isType = Boolean(typeBlock) || item.startsWith('type ');
+      const name = item
+        .replace(/^type /, '')
+        .split(' as ')
+        .at(-1)
+        ?.trim();
+      if (isType && name) names.push(name);
+    }
+  }
+  return names.sort();
+}
+
 /**
  * The documented runtime API of `@switchboard/core`, sorted. Adding or
  * removing an export is an API change: update this list on purpose.
@@ -35,6 +54,7 @@ const RUNTIME_EXPORTS = [
   'ConfigurationError',
   'ContextMissingError',
   'CorruptRecordError',
+  'ErrorMessageSchema',
   'InvalidDecisionError',
   'MaxHopsExceededError',
   'MessageItemSchema',
@@ -105,6 +125,29 @@ export type DocumentedTypes = [
   UserMessage,
 ];
 
+/** The names of {@link DocumentedTypes}, sorted: the barrel must export exactly these as types. */
+const DOCUMENTED_TYPE_NAMES = [
+  'AgentMeta',
+  'AssistantMessage',
+  'Conversation',
+  'Decision',
+  'ErrorKind',
+  'ErrorMessage',
+  'Memory',
+  'MemoryResult',
+  'MemoryScope',
+  'MessageItem',
+  'Orchestrator',
+  'OrchestratorOptions',
+  'RequestContextInit',
+  'SetContentOptions',
+  'SwitchboardErrorOptions',
+  'ToolCall',
+  'ToolCallOptions',
+  'ToolMessage',
+  'UserMessage',
+];
+
 // Internal types stay internal: each line fails the type check if the name becomes an export.
 // @ts-expect-error `Holder` is private to context.ts
 export type NoHolder = import('@switchboard/core').Holder;
@@ -116,6 +159,12 @@ export type NoMarker = typeof import('@switchboard/core').MARKER;
 describe('@switchboard/core public API', () => {
   it('exports exactly the documented runtime values', () => {
     expect(Object.keys(core).sort()).toEqual(RUNTIME_EXPORTS);
+  });
+
+  it('exports exactly the documented types', () => {
+    const source = readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8');
+    expect(source).not.toMatch(/export \*/);
+    expect(typeOnlyExports(source)).toEqual(DOCUMENTED_TYPE_NAMES);
   });
 
   it('does not export internal helpers or markers', () => {
