@@ -19,6 +19,7 @@ export {
   NotFoundError,
   OrchestratorError,
   SessionBusyError,
+  type SessionBusyErrorOptions,
   StoreUnavailableError,
   SwitchboardError,
   type SwitchboardErrorOptions,

@@ -22,6 +22,7 @@ import type { MemoryStore } from '../stores/memory-store.js';
 import {
   canAppendAndRead,
   type RouteStep,
+  type SessionLease,
   type SessionStore,
   type TurnRecord,
   type TurnStatus,
@@ -105,7 +106,7 @@ export class TurnEngine {
     });
     this.#renewer.add(lease);
     try {
-      return await this.#runLeased(request);
+      return await this.#runLeased(request, lease);
     } finally {
       this.#renewer.delete(lease);
       // Awaited: the next message of this session may go to another replica, which must find it free.
@@ -113,7 +114,7 @@ export class TurnEngine {
     }
   }
 
-  async #runLeased(request: TurnRequest): Promise<TurnResult> {
+  async #runLeased(request: TurnRequest, lease: SessionLease): Promise<TurnResult> {
     const { orchestrator, sessions, memory } = this.#parts;
     const { sessionId, userId, tenantId, onEvent } = request;
     const turnId = createId('turn');
@@ -162,10 +163,20 @@ export class TurnEngine {
     const steps: RouteStep[] = [];
     let outcome: { reply: string; status: TurnStatus; error?: Error; toolCallId: string };
     try {
-      const messages = await this.#openWindow(sessionId, userMessage);
+      const messages = await this.#openWindow(sessionId, userMessage, lease);
       const turnStart = messages.length - 1;
       outcome = await RequestContext.run(requestContext, () =>
-        this.#loop({ sessionId, turnId, messages, turnStart, requestContext, turnContext, steps, emit }),
+        this.#loop({
+          sessionId,
+          turnId,
+          messages,
+          turnStart,
+          requestContext,
+          turnContext,
+          steps,
+          emit,
+          lease,
+        }),
       );
     } catch (error) {
       endTurnSpan(turnSpan, { error: error instanceof Error ? error : new Error(String(error)) });
@@ -195,7 +206,7 @@ export class TurnEngine {
     };
     if (outcome.error) answer.metadata = { status: 'error', errorCode: turn.error?.code };
     try {
-      await sessions.append(sessionId, [answer], { turn });
+      await sessions.append(sessionId, [answer], { turn, lease });
     } finally {
       endTurnSpan(turnSpan, { output: outcome.reply, error: outcome.error });
     }
@@ -237,14 +248,18 @@ export class TurnEngine {
   }
 
   /** Appends the user message and returns the history window ending with it. */
-  async #openWindow(sessionId: string, userMessage: UserMessage): Promise<MessageItem[]> {
+  async #openWindow(
+    sessionId: string,
+    userMessage: UserMessage,
+    lease: SessionLease,
+  ): Promise<MessageItem[]> {
     const { sessions } = this.#parts;
     const limit = this.#options.historyWindow + 1;
     let messages: MessageItem[];
     if (canAppendAndRead(sessions)) {
-      messages = await sessions.appendAndRead(sessionId, [userMessage], { limit });
+      messages = await sessions.appendAndRead(sessionId, [userMessage], { limit, lease });
     } else {
-      await sessions.append(sessionId, [userMessage]);
+      await sessions.append(sessionId, [userMessage], { lease });
       messages = await sessions.read(sessionId, { limit });
     }
     if (messages[messages.length - 1]?.id !== userMessage.id) messages.push(userMessage);
@@ -260,6 +275,7 @@ export class TurnEngine {
     turnContext: Context;
     steps: RouteStep[];
     emit: ((event: TurnEvent) => void) | undefined;
+    lease: SessionLease;
   }): Promise<{ reply: string; status: TurnStatus; error?: Error; toolCallId: string }> {
     const { orchestrator, agents, sessions } = this.#parts;
     const { maxHops, failureMessage, agentTimeoutMs } = this.#options;
@@ -325,7 +341,7 @@ export class TurnEngine {
         });
       };
       const results = calls.length === 1 ? [await run(first)] : await Promise.all(calls.map(run));
-      await sessions.append(sessionId, results);
+      await sessions.append(sessionId, results, { lease: turn.lease });
       for (const result of results) messages.push(result);
       lastResults = results;
     }

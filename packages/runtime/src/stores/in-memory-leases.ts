@@ -74,6 +74,15 @@ export class InMemoryLeases {
     });
   }
 
+  /**
+   * Whether the lease with `token` still holds the session: it has not been
+   * released, and has not expired and passed to a waiter. (An expired lease
+   * nobody has taken over still holds, as its renewal would.)
+   */
+  holds(sessionId: string, token: string): boolean {
+    return this.#states.get(sessionId)?.holder?.token === token;
+  }
+
   /** Rejects every waiter and stops every timer. */
   close(): void {
     for (const [sessionId, state] of this.#states) {

@@ -1,4 +1,4 @@
-import { ConfigurationError, type MessageItem } from '@switchboard/core';
+import { ConfigurationError, type MessageItem, SessionBusyError } from '@switchboard/core';
 import { freezeMessage } from './freeze.js';
 import { InMemoryLeases } from './in-memory-leases.js';
 import type { AppendOptions, LeaseOptions, SessionLease, SessionStore, TurnRecord } from './session-store.js';
@@ -61,8 +61,9 @@ export class InMemorySessionStore implements SessionStore {
   async append(
     sessionId: string,
     messages: readonly MessageItem[],
-    { turn }: AppendOptions = {},
+    { turn, lease }: AppendOptions = {},
   ): Promise<void> {
+    this.#checkLease(sessionId, lease);
     this.#write(sessionId, messages, turn);
   }
 
@@ -75,8 +76,9 @@ export class InMemorySessionStore implements SessionStore {
   async appendAndRead(
     sessionId: string,
     messages: readonly MessageItem[],
-    { limit }: { limit: number },
+    { limit, lease }: { limit: number; lease?: SessionLease },
   ): Promise<MessageItem[]> {
+    this.#checkLease(sessionId, lease);
     return this.#tail(this.#write(sessionId, messages).messages, limit);
   }
 
@@ -110,6 +112,12 @@ export class InMemorySessionStore implements SessionStore {
     clearInterval(this.#sweepTimer);
     this.#sweepTimer = undefined;
     this.#leases.close();
+  }
+
+  #checkLease(sessionId: string, lease: SessionLease | undefined): void {
+    if (lease && !this.#leases.holds(sessionId, lease.token)) {
+      throw new SessionBusyError({ sessionId, leaseLost: true });
+    }
   }
 
   #write(sessionId: string, messages: readonly MessageItem[], turn?: TurnRecord): SessionData {

@@ -58,6 +58,13 @@ export interface SessionLease {
 export interface AppendOptions {
   /** A finished turn's record, stored in the same round trip as the messages. */
   turn?: TurnRecord;
+  /**
+   * The lease the writer holds. When given, the write happens only while
+   * this lease still holds the session (checked atomically with the write);
+   * otherwise the store throws `SessionBusyError` with `leaseLost` and stores
+   * nothing. This fences off a turn whose lease expired and was taken over.
+   */
+  lease?: SessionLease;
 }
 
 /**
@@ -81,7 +88,7 @@ export interface SessionStore {
   appendAndRead?(
     sessionId: string,
     messages: readonly MessageItem[],
-    options: { limit: number },
+    options: { limit: number; lease?: SessionLease },
   ): Promise<MessageItem[]>;
   /** The session's turn records, oldest first. */
   listTurns(sessionId: string): Promise<TurnRecord[]>;

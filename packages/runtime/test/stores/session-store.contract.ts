@@ -255,6 +255,34 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         await (await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 0 })).release();
       });
 
+      it('fences off a holder whose lease was taken over: its writes store nothing', async () => {
+        const store = await open();
+        const first = userMessage('before the stall');
+        const stalled = await store.acquireLease('s1', { ttlMs: 200, waitMs: 0 });
+        await store.append('s1', [first], { lease: stalled });
+        const next = await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 3_000 });
+
+        const late = userMessage('written after losing the lease');
+        const lost = { code: 'session_busy', message: expect.stringContaining('taken over') };
+        await expect(store.append('s1', [late], { lease: stalled })).rejects.toMatchObject(lost);
+        await expect(
+          store.append('s1', [late], { lease: stalled, turn: turnRecord(late.id) }),
+        ).rejects.toMatchObject(lost);
+        if (canAppendAndRead(store)) {
+          await expect(
+            store.appendAndRead('s1', [late], { limit: 10, lease: stalled }),
+          ).rejects.toMatchObject(lost);
+        }
+        const current = userMessage('from the new holder');
+        await store.append('s1', [current], { lease: next });
+        expect((await store.read('s1')).map((message) => message.content)).toEqual([
+          'before the stall',
+          'from the new holder',
+        ]);
+        expect(await store.listTurns('s1')).toEqual([]);
+        await next.release();
+      });
+
       it('keeps a renewed lease past its original ttl', async () => {
         const store = await open();
         const holder = await store.acquireLease('s1', { ttlMs: 400, waitMs: 0 });

@@ -15,17 +15,25 @@ import { RedisScript } from './redis-script.js';
  * batches so that a long append stays within Lua's stack. Returns 0 without
  * a limit.
  *
- * KEYS: messages, turns. ARGV: ttl ms, limit, message count, message records…, [turn record].
+ * With a lease token, writes nothing and returns -1 when another token holds
+ * the lease (this writer's lease expired and another turn took the session);
+ * a lease that expired with nobody taking it does not stop the write.
+ *
+ * KEYS: messages, turns, lease. ARGV: ttl ms, limit, message count, lease token or '', message records…, [turn record].
  */
 export const APPEND_SESSION = new RedisScript(`
+if ARGV[4] ~= '' then
+  local holder = redis.call('GET', KEYS[3])
+  if holder and holder ~= ARGV[4] then return -1 end
+end
 local count = tonumber(ARGV[3])
-local first = 4
-while first <= 3 + count do
-  local last = math.min(first + 999, 3 + count)
+local first = 5
+while first <= 4 + count do
+  local last = math.min(first + 999, 4 + count)
   redis.call('RPUSH', KEYS[1], unpack(ARGV, first, last))
   first = last + 1
 end
-if #ARGV > 3 + count then redis.call('RPUSH', KEYS[2], ARGV[4 + count]) end
+if #ARGV > 4 + count then redis.call('RPUSH', KEYS[2], ARGV[5 + count]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
 local limit = tonumber(ARGV[2])

@@ -1,4 +1,4 @@
-import { ConfigurationError, type MessageItem } from '@switchboard/core';
+import { ConfigurationError, type MessageItem, SessionBusyError } from '@switchboard/core';
 import type { Redis } from 'ioredis';
 import type {
   AppendOptions,
@@ -13,6 +13,9 @@ import { RedisConnection, type RedisSource, type RedisStoreOptions } from './red
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
 import { SessionWindowCache } from './window-cache.js';
+
+// What APPEND_SESSION answers when another turn holds the session's lease.
+const LEASE_LOST = -1;
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
@@ -93,12 +96,13 @@ export class RedisSessionStore implements SessionStore {
   async append(
     sessionId: string,
     messages: readonly MessageItem[],
-    { turn }: AppendOptions = {},
+    { turn, lease }: AppendOptions = {},
   ): Promise<void> {
     if (messages.length === 0 && !turn) return;
-    await this.#connection.run('append to a session', (client) =>
-      this.#write(client, this.#keys(sessionId), messages, turn, 0),
+    const written = await this.#connection.run('append to a session', (client) =>
+      this.#write(client, this.#keys(sessionId), messages, { turn, lease, limit: 0 }),
     );
+    if (written === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
   }
 
   /** The last `limit` messages (all when omitted), oldest first, in one `LRANGE`. */
@@ -115,13 +119,14 @@ export class RedisSessionStore implements SessionStore {
   async appendAndRead(
     sessionId: string,
     messages: readonly MessageItem[],
-    { limit }: { limit: number },
+    { limit, lease }: { limit: number; lease?: SessionLease },
   ): Promise<MessageItem[]> {
     const keys = this.#keys(sessionId);
     const windowSize = limit > 0 ? limit : 0;
     const window = await this.#connection.run('append to and read a session', (client) =>
-      this.#write(client, keys, messages, undefined, windowSize),
+      this.#write(client, keys, messages, { lease, limit: windowSize }),
     );
+    if (window === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (typeof window === 'string') return this.#windows.decode(keys.messages, window);
     this.#windows.forget(keys.messages);
     return Array.isArray(window) ? decodeMessages(keys.messages, window as string[]) : [];
@@ -178,12 +183,11 @@ export class RedisSessionStore implements SessionStore {
     client: Redis,
     keys: SessionKeys,
     messages: readonly MessageItem[],
-    turn: TurnRecord | undefined,
-    limit: number,
+    { turn, lease, limit }: { turn?: TurnRecord; lease?: SessionLease; limit: number },
   ): Promise<unknown> {
-    const args: Array<string | number> = [this.#idleTtlMs, limit, messages.length];
+    const args: Array<string | number> = [this.#idleTtlMs, limit, messages.length, lease?.token ?? ''];
     for (const message of messages) args.push(encodeRecord({ message }));
     if (turn) args.push(encodeRecord({ turn }));
-    return APPEND_SESSION.run(client, [keys.messages, keys.turns], args);
+    return APPEND_SESSION.run(client, [keys.messages, keys.turns, keys.lease], args);
   }
 }
