@@ -8,7 +8,12 @@ export interface RequestContextInit {
   requestId: string;
   userId?: string;
   tenantId?: string;
-  /** Aborted when the request is cancelled, times out or the server shuts down. */
+  /**
+   * Aborted when the turn is abandoned: the server is shutting down and its
+   * grace period for running turns is over. A client that disconnects does
+   * not stop the turn (its messages are still stored); an agent's own
+   * `context.signal` also fires on the agent's timeout.
+   */
   signal: AbortSignal;
   /** Returns the memory of a scope; called lazily by {@link RequestContext.getMemory}. */
   memory: (scope: MemoryScope) => Memory;
@@ -37,6 +42,7 @@ export class RequestContext {
   readonly requestId: string;
   readonly userId?: string;
   readonly tenantId?: string;
+  /** Aborted when the turn is abandoned at server shutdown; see {@link RequestContextInit.signal}. */
   readonly signal: AbortSignal;
   readonly #memory: (scope: MemoryScope) => Memory;
   #memories?: Partial<Record<MemoryScope, Memory>>;

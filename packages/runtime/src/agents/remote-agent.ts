@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AgentError, ConfigurationError } from '@switchboard/core';
 import { z } from 'zod';
 import { type Agent, type AgentContext, defineAgent } from './agent.js';
@@ -40,7 +41,9 @@ function chatUrl(url: string, name: string): string {
  */
 function remoteSessionId(sessionId: string, agent: string): string {
   const id = `${sessionId}.${agent}`;
-  return id.length <= 128 ? id : id.slice(id.length - 128);
+  if (id.length <= 128) return id;
+  // Too long for a session id: a digest of the whole id keeps long ids that share an ending apart.
+  return `${createHash('sha256').update(id).digest('hex')}.${agent}`.slice(0, 128);
 }
 
 async function callRemote(
