@@ -1,50 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createScriptedModelServer } from '@switchboard/runtime/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const children: ChildProcess[] = [];
-
-function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', () => {
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) resolve(match[1]!);
-    });
-    void exited.then((code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-  });
-  listening.catch(() => {}); // tests that expect an exit never await it
-  return { child, listening, exited, output: () => ({ stdout, stderr }) };
-}
-
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-});
-
-const chat = (url: string, message: string) =>
-  fetch(`${url}/v1/chat`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ message }),
-  }).then(async (response) => ({
-    status: response.status,
-    body: (await response.json()) as { reply: string },
-  }));
+import { describe, expect, it } from 'vitest';
+import { chat, startServer } from './support/server-process.js';
 
 describe('apps/server as a process', () => {
   it('starts with no keys and no Redis, says what it uses, and answers the README curl', async () => {

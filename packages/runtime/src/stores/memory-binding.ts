@@ -42,7 +42,7 @@ export interface BindMemoryOptions {
   /**
    * Time to live of every write that sets none of its own, refreshed by each
    * write: the runtime uses the session idle time for session memory, so that
-   * it expires with the session.
+   * an idle session's memory goes with it (a value lives that long after its last write).
    */
   defaultTtlSeconds?: number;
 }
