@@ -4,11 +4,15 @@ import { createOtlpReceiver, type OtlpReceiver } from '@switchboard/runtime/test
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 
+/** Langfuse's batch interval for this test (`flushInterval`, seconds): far longer than the test waits. */
+const FLUSH_INTERVAL_SECONDS = 60;
+
 /** The wiring of src/main.ts — `setupTracing()` from the LANGFUSE_* variables passed as `tracing` — against a loopback receiver. */
 describe('traced orchestrator example exporting to Langfuse', () => {
   let receiver: OtlpReceiver;
   let spans: OtlpSpan[];
   let traceId: string;
+  let requestsBeforeClose: number;
 
   beforeAll(async () => {
     receiver = await createOtlpReceiver();
@@ -18,6 +22,9 @@ describe('traced orchestrator example exporting to Langfuse', () => {
         LANGFUSE_SECRET_KEY: 'sk-lf-example',
         LANGFUSE_BASE_URL: receiver.url,
       },
+      // Langfuse's own batch timer (default every 5 s) would deliver the spans too; a minute
+      // keeps it out of this test, so only close()'s flush can deliver them.
+      langfuse: { flushInterval: FLUSH_INTERVAL_SECONDS },
     });
     expect(tracing.destinations).toEqual(['langfuse']);
     const { app, orchestrator } = buildApp({ tracing });
@@ -33,11 +40,21 @@ describe('traced orchestrator example exporting to Langfuse', () => {
     });
     expect(response.status).toBe(200);
     traceId = ((await response.json()) as { traceId: string }).traceId;
-    // close() flushes the spans the batch processor still holds.
+    // The turn is over and its spans are finished, but the batch processor still holds them.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    requestsBeforeClose = receiver.requests.length;
+    // close() flushes them: they arrive promptly, far sooner than the batch timer would send them.
     await server.close();
-    spans = await receiver.waitForSpans((received) => received.some((span) => span.name === 'support'));
+    spans = await receiver.waitForSpans((received) => received.some((span) => span.name === 'support'), {
+      timeoutMs: 1_000,
+    });
   });
   afterAll(() => receiver.close());
+
+  it('holds the spans until close(), which flushes them', () => {
+    expect(requestsBeforeClose).toBe(0);
+    expect(spans.map((span) => span.name)).toContain('support');
+  });
 
   it('sends one trace with the observe spans, authenticated with the keys, to Langfuse’s OTLP path', () => {
     const request = receiver.requests[0];

@@ -5,9 +5,10 @@ function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-async function settle<T>(operation: Promise<T>): Promise<MemoryResult<T>> {
+// Takes the operation as a function: a store that throws before returning a promise is a failure too.
+async function settle<T>(operation: () => Promise<T>): Promise<MemoryResult<T>> {
   try {
-    return { success: true, data: await operation };
+    return { success: true, data: await operation() };
   } catch (error) {
     return { success: false, error: toError(error) };
   }
@@ -61,18 +62,21 @@ export function bindMemory(
   return {
     scope,
     getContent: async <T>(key: string, defaultValue?: T) => {
-      const result = await settle(store.get(namespace, key));
+      const result = await settle(() => store.get(namespace, key));
       if (result.success && result.data === undefined) return { success: true, data: defaultValue };
       return result as MemoryResult<T | undefined>;
     },
     setContent: <T>(key: string, value: T, options?: { ttlSeconds?: number }) =>
-      settle(store.set(namespace, key, value, withTtl(options)).then(() => value)),
-    deleteContent: (key: string) => settle(store.delete(namespace, key)),
+      settle(async () => {
+        await store.set(namespace, key, value, withTtl(options));
+        return value;
+      }),
+    deleteContent: (key: string) => settle(() => store.delete(namespace, key)),
     updateContent: <T>(
       key: string,
       fn: (current: T) => T,
       defaultValue: T,
       options?: { ttlSeconds?: number },
-    ) => settle(store.update(namespace, key, fn, defaultValue, withTtl(options))),
+    ) => settle(() => store.update(namespace, key, fn, defaultValue, withTtl(options))),
   };
 }

@@ -1,6 +1,7 @@
 import type { MessageItem } from '@switchboard/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TurnEvent } from '../../src/engine/events.js';
+import { recordSpans, type SpanRecording } from '../../src/testing/span-recorder.js';
 import {
   echoAgent,
   fanOut,
@@ -18,12 +19,16 @@ interface ChatBody {
   turnId: string;
   reply: string;
   status: string;
+  traceId?: string;
   steps: Array<{
     hop: number;
     kind: string;
     calls: Array<{ agent: string; thought?: string; reason?: string }>;
   }>;
 }
+
+/** An OpenTelemetry / Langfuse trace id: 32 lowercase hex digits. */
+const TRACE_ID = /^[0-9a-f]{32}$/;
 
 type EventOf<T extends TurnEvent['type']> = Extract<TurnEvent, { type: T }>;
 
@@ -182,5 +187,65 @@ describe.each(transports)('POST /v1/chat via $name', (transport) => {
     expect(error).toMatchObject({ code: 'max_hops_exceeded' });
     expect(message!.content).toMatch(/something went wrong/i);
     expect(eventsOf(events, 'turn-end')[0]).toMatchObject({ status: 'failed', endOfDialog: true });
+  });
+
+  it('sends no traceId while tracing is off, neither in turn-end nor in the JSON answer', async () => {
+    await serve({ agents: [echoAgent()] });
+    const response = await served.send('/v1/chat', postJson({ message: 'untraced', stream: true }));
+    const [turnEnd] = eventsOf(await readEventStream(response), 'turn-end');
+    expect(turnEnd).toMatchObject({ status: 'completed' });
+    expect(turnEnd).not.toHaveProperty('traceId');
+
+    const { body } = await chat({ message: 'untraced too' });
+    expect(body.reply).toBe('echo: untraced too');
+    expect(body).not.toHaveProperty('traceId');
+  });
+
+  describe('with span recording on', () => {
+    let recording: SpanRecording;
+    beforeAll(() => {
+      recording = recordSpans();
+    });
+    afterEach(() => recording.reset());
+    afterAll(() => recording.shutdown());
+
+    it("ends the SSE stream with a turn-end carrying the turn's trace id", async () => {
+      await serve({ agents: [echoAgent()] });
+      const response = await served.send(
+        '/v1/chat',
+        postJson({ message: 'trace me', sessionId: 'traced-sse', stream: true }),
+      );
+      const events = await readEventStream(response);
+      const [turnEnd] = eventsOf(events, 'turn-end');
+      expect(turnEnd).toMatchObject({ status: 'completed', endOfDialog: true });
+      expect(turnEnd!.traceId).toMatch(TRACE_ID);
+
+      // The trace: one root span for the turn (named after the orchestrator), every span of the turn in it.
+      const [turnSpan, ...others] = recording.named(served.orchestrator.name);
+      expect(others).toEqual([]);
+      expect(turnSpan!.attributes['session.id']).toBe('traced-sse');
+      expect(turnEnd!.traceId).toBe(turnSpan!.spanContext().traceId);
+      expect(recording.spans.length).toBeGreaterThan(1);
+      expect(new Set(recording.spans.map((span) => span.spanContext().traceId))).toEqual(
+        new Set([turnEnd!.traceId]),
+      );
+      // Only turn-end carries it.
+      expect(events.filter((event) => 'traceId' in event.data).map((event) => event.event)).toEqual([
+        'turn-end',
+      ]);
+    });
+
+    it('gives each turn its own trace id, also in the JSON answer', async () => {
+      await serve({ agents: [echoAgent()] });
+      const first = await chat({ message: 'one', sessionId: 'traced-json' });
+      const second = await chat({ message: 'two', sessionId: 'traced-json' });
+      expect(first.body.traceId).toMatch(TRACE_ID);
+      expect(second.body.traceId).toMatch(TRACE_ID);
+      expect(second.body.traceId).not.toBe(first.body.traceId);
+      expect(recording.named(served.orchestrator.name).map((span) => span.spanContext().traceId)).toEqual([
+        first.body.traceId,
+        second.body.traceId,
+      ]);
+    });
   });
 });

@@ -1,8 +1,12 @@
 import type { MessageItem } from '@switchboard/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TurnRecord } from '../../src/stores/session-store.js';
+import { recordSpans, type SpanRecording } from '../../src/testing/span-recorder.js';
 import { echoAgent, postJson, streamingAgent, visitCounterAgent } from '../support/app-fixtures.js';
 import { type Served, transports } from './transports.js';
+
+/** An OpenTelemetry / Langfuse trace id: 32 lowercase hex digits. */
+const TRACE_ID = /^[0-9a-f]{32}$/;
 
 interface ErrorBody {
   error: { code: string; message: string; issues?: string[] };
@@ -56,6 +60,50 @@ describe.each(transports)('session, agent, health and document routes via $name'
         },
         { kind: 'answer', calls: [{ agent: 'route_to_user' }] },
       ],
+    });
+  });
+
+  it('GET /v1/sessions/:id lists no traceId on any turn while tracing is off', async () => {
+    await serve({ agents: [echoAgent()] });
+    await chat({ message: 'first', sessionId: 'untraced-history' });
+    await chat({ message: 'second', sessionId: 'untraced-history' });
+
+    const body = await json<{ turns: TurnRecord[] }>(await served.send('/v1/sessions/untraced-history'));
+    expect(body.turns).toHaveLength(2);
+    for (const turn of body.turns) {
+      expect(turn.status).toBe('completed');
+      expect(turn).not.toHaveProperty('traceId');
+    }
+  });
+
+  describe('with span recording on', () => {
+    let recording: SpanRecording;
+    beforeAll(() => {
+      recording = recordSpans();
+    });
+    afterEach(() => recording.reset());
+    afterAll(() => recording.shutdown());
+
+    it('GET /v1/sessions/:id lists each turn with the trace id its chat answer gave', async () => {
+      await serve({ agents: [echoAgent()] });
+      const answers = [];
+      for (const message of ['first', 'second', 'third'])
+        answers.push(
+          await json<{ turnId: string; traceId?: string }>(
+            await chat({ message, sessionId: 'traced-history' }),
+          ),
+        );
+
+      const body = await json<{ turns: TurnRecord[] }>(await served.send('/v1/sessions/traced-history'));
+      expect(body.turns.map((turn) => ({ turnId: turn.turnId, traceId: turn.traceId }))).toEqual(
+        answers.map(({ turnId, traceId }) => ({ turnId, traceId })),
+      );
+      for (const turn of body.turns) expect(turn.traceId).toMatch(TRACE_ID);
+      expect(new Set(body.turns.map((turn) => turn.traceId)).size).toBe(3);
+      // They are the traces that were recorded: one root span per turn.
+      expect(recording.named(served.orchestrator.name).map((span) => span.spanContext().traceId)).toEqual(
+        body.turns.map((turn) => turn.traceId),
+      );
     });
   });
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '@switchboard/core';
+import { type MemoryResult, StoreUnavailableError, ValidationError } from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindMemory, memoryNamespace } from '../../src/stores/memory-binding.js';
 import type { MemoryStore } from '../../src/stores/memory-store.js';
@@ -7,6 +7,60 @@ import type { MemoryStore } from '../../src/stores/memory-store.js';
 export type MemoryStoreFactory = () => MemoryStore | Promise<MemoryStore>;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** How a Memory call ended: resolved to a value, rejected, or threw before returning a promise. */
+type CallOutcome<T> = { resolved: T } | { rejected: unknown } | { threwSynchronously: unknown };
+
+/** Calls `call` and reports how it ended, so an assertion shows a throw instead of being cut short by it. */
+async function outcomeOf<T>(call: () => Promise<T>): Promise<CallOutcome<T>> {
+  let pending: Promise<T>;
+  try {
+    pending = call();
+  } catch (error) {
+    return { threwSynchronously: error };
+  }
+  try {
+    return { resolved: await pending };
+  } catch (error) {
+    return { rejected: error };
+  }
+}
+
+/** The `{ success: false, error }` a Memory call must resolve to, with `error` matching `error`. */
+function failedWith(error: unknown): { resolved: MemoryResult<never> } {
+  return { resolved: { success: false, error: error as Error } };
+}
+
+/** A value `JSON.stringify` rejects: it refers to itself. */
+function cyclic(): Record<string, unknown> {
+  const value: Record<string, unknown> = { name: 'loop' };
+  value.self = value;
+  return value;
+}
+
+type DataMethod = 'get' | 'set' | 'delete' | 'update';
+const DATA_METHODS: readonly DataMethod[] = ['get', 'set', 'delete', 'update'];
+
+/**
+ * `store` with its data methods failing like a backend outage: rejecting with
+ * `error` (`'reject'`), or throwing it before returning a promise
+ * (`'throw'`, as a store without `async` methods does). Everything else is the real store.
+ */
+function failingStore(store: MemoryStore, error: Error, how: 'reject' | 'throw'): MemoryStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if ((DATA_METHODS as readonly PropertyKey[]).includes(property)) {
+        return how === 'reject'
+          ? () => Promise.reject(error)
+          : () => {
+              throw error;
+            };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 /**
  * The behaviour every {@link MemoryStore} must show, as one suite that runs
@@ -140,6 +194,127 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       expect(await store.get('app', 'counter')).toBe(100);
       expect([...results].sort((a, b) => a - b)).toEqual(
         Array.from({ length: 100 }, (_, index) => index + 1),
+      );
+    });
+
+    describe('Memory API results are values, never exceptions', () => {
+      const notJson: Array<[string, () => unknown]> = [
+        ['a BigInt', () => 10n],
+        ['a cycle', cyclic],
+      ];
+
+      it.each(notJson)(
+        'setContent of %s resolves to { success: false, error } and keeps the stored value',
+        async (_what, value) => {
+          const store = await open();
+          const memory = bindMemory(store, 'session', 'session:s1');
+          expect(await memory.setContent('profile', { name: 'Ada' })).toEqual({
+            success: true,
+            data: { name: 'Ada' },
+          });
+
+          const outcome = await outcomeOf(() => memory.setContent('profile', value()));
+          expect(outcome).toEqual(failedWith(expect.any(Error)));
+          const { error } = (outcome as { resolved: { error: Error } }).resolved;
+          expect(ValidationError.isInstance(error)).toBe(true);
+          expect(error.message).toContain('profile');
+
+          expect(await memory.getContent('profile')).toEqual({ success: true, data: { name: 'Ada' } });
+          // An absent key stays absent.
+          expect(await outcomeOf(() => memory.setContent('fresh', value()))).toEqual(
+            failedWith(expect.any(Error)),
+          );
+          expect(await memory.getContent('fresh', 'none')).toEqual({ success: true, data: 'none' });
+        },
+      );
+
+      it.each(notJson)(
+        'updateContent whose function returns %s resolves to { success: false, error } and keeps the stored value',
+        async (_what, value) => {
+          const memory = bindMemory(await open(), 'session', 'session:s1');
+          expect(await memory.setContent('count', 3)).toEqual({ success: true, data: 3 });
+
+          const outcome = await outcomeOf(() => memory.updateContent('count', () => value() as number, 0));
+          expect(outcome).toEqual(failedWith(expect.any(Error)));
+          const { error } = (outcome as { resolved: { error: Error } }).resolved;
+          expect(ValidationError.isInstance(error)).toBe(true);
+          expect(error.message).toContain('count');
+
+          expect(await memory.getContent('count')).toEqual({ success: true, data: 3 });
+          expect(await outcomeOf(() => memory.updateContent('absent', () => value() as number, 0))).toEqual(
+            failedWith(expect.any(Error)),
+          );
+          expect(await memory.getContent('absent', 'none')).toEqual({ success: true, data: 'none' });
+        },
+      );
+
+      it('updateContent whose function throws resolves to { success: false, error } with that error and changes nothing', async () => {
+        const memory = bindMemory(await open(), 'user', 'user:u1');
+        expect(await memory.setContent('cart', { items: ['book'] })).toEqual({
+          success: true,
+          data: { items: ['book'] },
+        });
+        const thrown = new Error('cart rules violated');
+
+        const outcome = await outcomeOf(() =>
+          memory.updateContent(
+            'cart',
+            (cart: { items: string[] }) => {
+              cart.items.push('pen');
+              throw thrown;
+            },
+            { items: [] },
+          ),
+        );
+        expect(outcome).toEqual(failedWith(thrown));
+        expect((outcome as { resolved: { error: Error } }).resolved.error).toBe(thrown);
+        expect(await memory.getContent('cart')).toEqual({ success: true, data: { items: ['book'] } });
+
+        // A thrown non-Error still comes back as an Error.
+        const odd = await outcomeOf(() =>
+          memory.updateContent(
+            'cart',
+            () => {
+              throw 'not an Error';
+            },
+            { items: [] },
+          ),
+        );
+        expect(odd).toEqual(failedWith(expect.objectContaining({ message: 'not an Error' })));
+        expect((odd as { resolved: { error: unknown } }).resolved.error).toBeInstanceOf(Error);
+        // The key is still usable afterwards.
+        expect(
+          await memory.updateContent(
+            'cart',
+            (cart: { items: string[] }) => ({ items: [...cart.items, 'pen'] }),
+            {
+              items: [],
+            },
+          ),
+        ).toEqual({ success: true, data: { items: ['book', 'pen'] } });
+      });
+
+      it.each([
+        ['rejects', 'reject'],
+        ['throws before returning a promise', 'throw'],
+      ] as const)(
+        'every method resolves to { success: false, error } when the store %s',
+        async (_what, how) => {
+          const outage = new StoreUnavailableError({ message: 'memory backend unreachable' });
+          const memory = bindMemory(failingStore(await open(), outage, how), 'app', 'app');
+
+          expect({
+            getContent: await outcomeOf(() => memory.getContent('theme', 'light')),
+            setContent: await outcomeOf(() => memory.setContent('theme', 'dark')),
+            deleteContent: await outcomeOf(() => memory.deleteContent('theme')),
+            updateContent: await outcomeOf(() => memory.updateContent('visits', (n: number) => n + 1, 0)),
+          }).toEqual({
+            getContent: failedWith(outage),
+            setContent: failedWith(outage),
+            deleteContent: failedWith(outage),
+            updateContent: failedWith(outage),
+          });
+        },
       );
     });
 

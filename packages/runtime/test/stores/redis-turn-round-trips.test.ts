@@ -1,0 +1,94 @@
+import {
+  AbstractOrchestrator,
+  type Conversation,
+  currentUserMessage,
+  type Decision,
+  latestToolResults,
+  routeToUser,
+  toolCall,
+} from '@switchboard/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineAgent } from '../../src/agents/agent.js';
+import { App } from '../../src/app.js';
+import { createRedisStores } from '../../src/redis.js';
+import { REDIS_URL, useRedis } from '../support/redis.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+/** README, "Scaling out with Redis": "A single-hop turn costs **5 Redis round trips**". */
+const DOCUMENTED_ROUND_TRIPS_PER_TURN = 5;
+
+const redis = useRedis();
+
+/**
+ * The single-hop turn of the README (what `KeywordOrchestrator` does for a
+ * message naming one agent): call the echo agent with the user's text, then
+ * answer the user with its reply. `@switchboard/orchestrators` is not a
+ * dependency of the runtime package, hence this stand-in.
+ */
+class EchoThenAnswer extends AbstractOrchestrator {
+  protected handleMessage(conversation: Conversation): Decision {
+    const [result] = latestToolResults(conversation);
+    if (result) return routeToUser(result.content, { reason: 'the echo agent answered' });
+    return toolCall('echo', currentUserMessage(conversation).content, { reason: 'echo keyword' });
+  }
+}
+
+const echo = defineAgent({
+  name: 'echo',
+  description: 'Repeats the message',
+  keywords: ['echo'],
+  run: (message) => `echo: ${message}`,
+});
+
+describe('Redis round trips of a real turn through App.chat()', () => {
+  let proxy: TcpProxy | undefined;
+  let app: App | undefined;
+  afterEach(async () => {
+    await app?.close();
+    await proxy?.stop();
+    app = undefined;
+    proxy = undefined;
+  });
+
+  it(`costs the ${DOCUMENTED_ROUND_TRIPS_PER_TURN} round trips the README states for every single-hop turn`, async () => {
+    const target = new URL(REDIS_URL);
+    proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    const keyPrefix = redis.prefix();
+    app = new App({
+      name: 'round-trips',
+      agents: [echo],
+      logger: () => {},
+      ...createRedisStores(`redis://127.0.0.1:${proxy.port}`, { keyPrefix }),
+    }).mount(EchoThenAnswer);
+
+    // Warm-up: connects, loads the Lua scripts. Not a turn the README counts.
+    expect((await app.chat({ sessionId: 'warm-up', message: 'echo warm up' })).reply).toBe(
+      'echo: echo warm up',
+    );
+
+    const sessions = ['rt-a', 'rt-b', 'rt-c'];
+    const perTurn: Array<{ sessionId: string; turn: number; roundTrips: number }> = [];
+    for (let turn = 1; turn <= 3; turn++) {
+      for (const sessionId of sessions) {
+        proxy.resetCount();
+        const result = await app.chat({ sessionId, message: `echo ${sessionId} ${turn}` });
+        perTurn.push({ sessionId, turn, roundTrips: proxy.roundTrips });
+        expect(result).toMatchObject({ status: 'completed', reply: `echo: echo ${sessionId} ${turn}` });
+        expect(result.steps.map((step) => step.kind)).toEqual(['call', 'answer']);
+      }
+    }
+
+    // Each turn on its own (first turn of a session and later ones alike), not just on average.
+    expect(perTurn).toEqual(
+      perTurn.map(({ sessionId, turn }) => ({
+        sessionId,
+        turn,
+        roundTrips: DOCUMENTED_ROUND_TRIPS_PER_TURN,
+      })),
+    );
+
+    // The turns really went through Redis: each session holds its 3 × (user, tool, assistant) messages.
+    for (const sessionId of sessions) expect(await app.sessions.read(sessionId)).toHaveLength(9);
+    expect((await redis.keys(keyPrefix)).length).toBeGreaterThan(0);
+  });
+});
