@@ -33,7 +33,7 @@ const VARIANTS: Variant[] = [
   },
   { name: 'traced', script: 'servers/switchboard.ts', env: { BENCH_TRACING: '1', BENCH_OTLP_URL: sink.url } },
 ];
-const wanted = (process.env.BENCH_VARIANTS ?? VARIANTS.map((v) => v.name).join(',')).split(',');
+const wanted = (process.env.BENCH_VARIANTS ?? [...VARIANTS.map((v) => v.name), 'turn'].join(',')).split(',');
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
 
