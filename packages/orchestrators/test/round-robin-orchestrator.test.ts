@@ -1,10 +1,10 @@
 import { type AgentMeta, ConfigurationError, StoreUnavailableError } from '@switchboard/core';
+import { InMemoryMemoryStore } from '@switchboard/runtime';
 import { describe, expect, it } from 'vitest';
 import { RoundRobinOrchestrator } from '../src/index.js';
 import { describeRouterContract } from './router-contract.js';
 import { DEMO_AGENTS } from './support/demo-agents.js';
-import { failingMemory, MapMemory } from './support/map-memory.js';
-import { TestSession } from './support/turn-driver.js';
+import { failingMemory, TestSession } from './support/turn-driver.js';
 
 describeRouterContract('RoundRobinOrchestrator', () => ({
   orchestrator: new RoundRobinOrchestrator({ agents: DEMO_AGENTS }),
@@ -27,7 +27,7 @@ async function picks(sessions: TestSession[], turns: number): Promise<string[]> 
 
 describe('RoundRobinOrchestrator', () => {
   it('spreads 300 concurrent turns from 3 replicas sharing one store within ±1 per agent', async () => {
-    const shared = new MapMemory();
+    const shared = new InMemoryMemoryStore();
     const replicas = Array.from({ length: 3 }, () => new RoundRobinOrchestrator({ name: 'desk', agents }));
     // 30 sessions of 10 turns, each session served by the replicas in turn, all sessions at once.
     const counts = new Map<string, number>();
@@ -37,7 +37,7 @@ describe('RoundRobinOrchestrator', () => {
           const orchestrator = replicas[(sessionIndex + turn) % replicas.length]!;
           const session = new TestSession({
             orchestrator,
-            memory: shared.provider,
+            memory: shared,
             sessionId: `s${sessionIndex}`,
           });
           const outcome = await session.send(`turn ${turn}`);
@@ -49,19 +49,19 @@ describe('RoundRobinOrchestrator', () => {
     const values = agents.map((agent) => counts.get(agent.name) ?? 0);
     expect(values.reduce((a, b) => a + b, 0)).toBe(300);
     expect(Math.max(...values) - Math.min(...values)).toBeLessThanOrEqual(1);
-    expect(shared.values.get('app\u0000round-robin:desk')).toBe(300);
+    expect(await shared.get('app', 'round-robin:desk')).toBe(300);
   });
 
   it('continues the rotation across sessions with the default app scope', async () => {
     const orchestrator = new RoundRobinOrchestrator({ agents });
-    const memory = new MapMemory().provider;
+    const memory = new InMemoryMemoryStore();
     const sessions = [1, 2, 3].map((n) => new TestSession({ orchestrator, memory, sessionId: `app-${n}` }));
     expect(await picks(sessions, 6)).toEqual(['north', 'east', 'south', 'west', 'north', 'east']);
   });
 
   it('rotates within each conversation with the session scope', async () => {
     const orchestrator = new RoundRobinOrchestrator({ agents, scope: 'session' });
-    const memory = new MapMemory().provider;
+    const memory = new InMemoryMemoryStore();
     const first = new TestSession({ orchestrator, memory });
     const second = new TestSession({ orchestrator, memory });
     expect(await picks([first], 2)).toEqual(['north', 'east']);
@@ -70,7 +70,7 @@ describe('RoundRobinOrchestrator', () => {
   });
 
   it('keeps separate rotations for separate counter keys', async () => {
-    const memory = new MapMemory().provider;
+    const memory = new InMemoryMemoryStore();
     const a = new RoundRobinOrchestrator({ agents, counterKey: 'rotation-a' });
     const b = new RoundRobinOrchestrator({ agents, counterKey: 'rotation-b' });
     expect(await picks([new TestSession({ orchestrator: a, memory })], 2)).toEqual(['north', 'east']);
@@ -102,13 +102,10 @@ describe('RoundRobinOrchestrator', () => {
   });
 
   it('restarts the rotation when the stored counter is not a number', async () => {
-    const shared = new MapMemory();
-    shared.values.set('app\u0000round-robin:round-robin', 'garbage');
+    const shared = new InMemoryMemoryStore();
+    await shared.set('app', 'round-robin:round-robin', 'garbage');
     const orchestrator = new RoundRobinOrchestrator({ agents });
-    expect(await picks([new TestSession({ orchestrator, memory: shared.provider })], 2)).toEqual([
-      'north',
-      'east',
-    ]);
+    expect(await picks([new TestSession({ orchestrator, memory: shared })], 2)).toEqual(['north', 'east']);
   });
 
   it('ends the turn with a clear error when memory is unavailable', async () => {

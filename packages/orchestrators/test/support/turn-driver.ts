@@ -1,18 +1,17 @@
 import {
-  AgentError,
   type AgentMeta,
   type Conversation,
   createId,
   type Decision,
   isErrorMessage,
   isRouteToUser,
+  MaxHopsExceededError,
   type MessageItem,
   type Orchestrator,
-  RequestContext,
   type ToolCall,
-  type ToolMessage,
 } from '@switchboard/core';
-import { MapMemory, type MemoryProvider } from './map-memory.js';
+import { App, defineAgent, type MemoryStore } from '@switchboard/runtime';
+import { afterEach } from 'vitest';
 
 /** A stand-in agent: returns its reply, or throws to fail like a real agent would. */
 export type FakeAgent = (message: string, call: ToolCall) => string | Promise<string>;
@@ -22,8 +21,8 @@ export interface TestSessionOptions {
   orchestrator: Orchestrator;
   /** Agents by name; an agent without an entry answers `<name> answered: <message>`. */
   agents?: Readonly<Record<string, FakeAgent>>;
-  /** Default: a fresh {@link MapMemory}. Share one between sessions to share app memory. */
-  memory?: MemoryProvider;
+  /** The app's memory store (default: a fresh one). Share an `InMemoryMemoryStore` between sessions to share app memory. */
+  memory?: MemoryStore;
   sessionId?: string;
   userId?: string;
   maxHops?: number;
@@ -37,129 +36,144 @@ export interface TurnOutcome {
   status: 'completed' | 'failed';
   /** The error of a failed turn. */
   error?: Error;
-  /** Every decision of the turn, in order. */
+  /** Every decision of the turn, in order, as the orchestrator returned it. */
   decisions: Decision[];
-  /** The calls made to agents, in order. */
+  /** The calls the runtime made to agents, in order. */
   agentCalls: ToolCall[];
   /** The candidate agents offered at each decision. */
   candidates: readonly AgentMeta[];
 }
 
-const FAILURE_MESSAGE = 'Sorry, something went wrong while handling your message. Please try again.';
+/** What the recording wrapper needs to know about a running turn. */
+interface TurnRecording {
+  candidates: readonly AgentMeta[];
+  decisions: Decision[];
+}
+
+const openApps = new Set<App>();
+
+// Every app a test created is closed after it, so no timer outlives the test.
+afterEach(async () => {
+  const apps = [...openApps];
+  openApps.clear();
+  await Promise.all(apps.map((app) => app.close()));
+});
 
 /**
- * A tiny in-process turn loop, shaped like the runtime's: append the user
- * message, then decide → run the agent(s) → append their `tool` messages →
- * decide again, until `route_to_user`, an `ErrorMessage` or `maxHops`. The
- * orchestrator sees the last `historyWindow` earlier messages plus the whole
- * turn, and runs inside a `RequestContext` with the session's memory.
+ * One conversation with an orchestrator, run by the real runtime: an `App`
+ * hosting one agent per agent of the orchestrator (each answering with its
+ * {@link FakeAgent}), with the orchestrator mounted behind a thin wrapper that
+ * narrows the candidates (as a step rule would) and records each decision.
  */
 export class TestSession {
+  /** The session's stored messages, as of the last {@link send}. */
   readonly history: MessageItem[] = [];
   readonly sessionId: string;
-  readonly #options: Required<Omit<TestSessionOptions, 'userId' | 'sessionId'>> & { userId?: string };
+  readonly #app: App;
+  readonly #userId?: string;
+  readonly #maxHops: number;
+  readonly #turns = new Map<string, TurnRecording>();
 
   constructor({
     orchestrator,
     agents = {},
-    memory = new MapMemory().provider,
+    memory,
     sessionId = createId('session'),
     userId,
     maxHops = 10,
     historyWindow = 50,
   }: TestSessionOptions) {
     this.sessionId = sessionId;
-    this.#options = { orchestrator, agents, memory, userId, maxHops, historyWindow };
+    this.#userId = userId;
+    this.#maxHops = maxHops;
+    const hosted = orchestrator.agents.map((meta) =>
+      defineAgent({
+        ...meta,
+        run: (message, { toolCall }) =>
+          (agents[meta.name] ?? ((text) => `${meta.name} answered: ${text}`))(message, toolCall),
+      }),
+    );
+    const recording: Orchestrator = {
+      name: orchestrator.name,
+      description: orchestrator.description,
+      agents: orchestrator.agents,
+      decide: async (conversation: Conversation) => {
+        const turn = this.#turns.get(conversation.turnId);
+        if (!turn) throw new Error(`TestSession: unknown turn ${conversation.turnId}`);
+        const decision = await orchestrator.decide({ ...conversation, agents: turn.candidates });
+        turn.decisions.push(decision);
+        return decision;
+      },
+    };
+    this.#app = new App({
+      name: orchestrator.name,
+      agents: hosted,
+      memoryStore: memory,
+      maxHops,
+      historyWindow,
+    }).mount(recording);
+    openApps.add(this.#app);
   }
 
   /** Sends one user message; `candidates` narrows the agents offered to the orchestrator (as a wrapper would). */
   async send(content: string, { candidates }: { candidates?: readonly string[] } = {}): Promise<TurnOutcome> {
-    const { orchestrator, maxHops, historyWindow, memory, userId } = this.#options;
-    const offered = candidates
-      ? orchestrator.agents.filter((agent) => candidates.includes(agent.name))
-      : orchestrator.agents;
-    const turnId = createId('turn');
-    const earlier = this.history.slice(Math.max(0, this.history.length - historyWindow));
-    const messages: MessageItem[] = [
-      ...earlier,
-      { id: createId('msg'), role: 'user', content, createdAt: now() },
-    ];
-    const turnStart = earlier.length;
-    const owner = { sessionId: this.sessionId, userId };
-    const context = new RequestContext({
-      ...owner,
-      requestId: createId('req'),
-      signal: new AbortController().signal,
-      memory: (scope) => memory(scope, owner),
-    });
-    const outcome: TurnOutcome = {
-      reply: FAILURE_MESSAGE,
-      status: 'failed',
+    const { agents } = this.#app.orchestrator!;
+    const turn: TurnRecording = {
+      candidates: candidates ? agents.filter((agent) => candidates.includes(agent.name)) : agents,
       decisions: [],
-      agentCalls: [],
-      candidates: offered,
     };
-
-    for (let hop = 0; hop < maxHops; hop++) {
-      const conversation: Conversation = {
+    const called = new Set<string>();
+    let turnId: string | undefined;
+    try {
+      const result = await this.#app.chat({
         sessionId: this.sessionId,
-        turnId,
-        messages,
-        turnStart,
-        hop,
-        agents: offered,
+        userId: this.#userId,
+        message: content,
+        onEvent: (event) => {
+          if (event.type === 'turn-start') {
+            turnId = event.turnId;
+            this.#turns.set(event.turnId, turn);
+          } else if (event.type === 'agent-start') called.add(event.toolCallId);
+        },
+      });
+      this.history.splice(0, this.history.length, ...(await this.#app.sessions.read(this.sessionId)));
+      const outcome: TurnOutcome = {
+        reply: result.reply,
+        status: result.status,
+        decisions: turn.decisions,
+        agentCalls: turn.decisions
+          .flatMap((decision) => (isErrorMessage(decision) ? [] : [decision].flat()))
+          .filter((call) => !isRouteToUser(call) && called.has(call.id)),
+        candidates: turn.candidates,
       };
-      const decision = await RequestContext.run(context, () => orchestrator.decide(conversation));
-      outcome.decisions.push(decision);
-      if (isErrorMessage(decision)) {
-        Object.assign(outcome, { reply: decision.userMessage ?? FAILURE_MESSAGE, error: decision.error });
-        break;
-      }
-      const calls = Array.isArray(decision) ? decision : [decision];
-      const first = calls[0];
-      if (first && isRouteToUser(first)) {
-        Object.assign(outcome, { reply: first.message, status: 'completed' });
-        messages.push({
-          id: createId('msg'),
-          role: 'assistant',
-          content: first.message,
-          toolCallId: first.id,
-          createdAt: now(),
-        });
-        break;
-      }
-      outcome.agentCalls.push(...calls);
-      messages.push(...(await Promise.all(calls.map((call) => this.#runAgent(call)))));
+      if (result.error) outcome.error = this.#errorOf(turn.decisions.at(-1), result.error);
+      return outcome;
+    } finally {
+      if (turnId) this.#turns.delete(turnId);
     }
-    if (outcome.status === 'failed' && !outcome.error)
-      outcome.error = new Error(`no answer within ${maxHops} hops`);
-    this.history.push(...messages.slice(turnStart));
-    return outcome;
   }
 
-  async #runAgent(call: ToolCall): Promise<ToolMessage> {
-    const agent =
-      this.#options.agents[call.toolName] ?? ((message) => `${call.toolName} answered: ${message}`);
-    const base = {
-      id: createId('msg'),
-      role: 'tool',
-      name: call.toolName,
-      toolCallId: call.id,
-      createdAt: now(),
-    } as const;
-    try {
-      return { ...base, content: await agent(call.message, call), status: 'ok' };
-    } catch (error) {
-      // The runtime stores an agent failure as its AgentError message; routers must not echo it verbatim.
-      return {
-        ...base,
-        content: new AgentError({ agent: call.toolName, cause: error }).message,
-        status: 'error',
-      };
-    }
+  /** Closes the app now (otherwise it is closed after the test). */
+  async close(): Promise<void> {
+    openApps.delete(this.#app);
+    await this.#app.close();
+  }
+
+  /**
+   * The `TurnResult` carries only the error's code and the user's message: the
+   * error itself is the one the orchestrator returned, or the engine's own.
+   */
+  #errorOf(last: Decision | undefined, { code, message }: { code: string; message: string }): Error {
+    if (last && isErrorMessage(last)) return last.error;
+    if (code === 'max_hops_exceeded') return new MaxHopsExceededError({ maxHops: this.#maxHops });
+    return Object.assign(new Error(message), { code });
   }
 }
 
-function now(): string {
-  return new Date().toISOString();
+/** A memory store whose every operation fails with `error`, like a store that is down. */
+export function failingMemory(error: Error): MemoryStore {
+  const fail = async (): Promise<never> => {
+    throw error;
+  };
+  return { specificationVersion: 'v1', get: fail, set: fail, delete: fail, update: fail, clear: fail };
 }
