@@ -243,7 +243,8 @@ export class TurnEngine {
 
     const result: TurnResult = { sessionId, turnId, reply: outcome.reply, status: outcome.status, steps };
     if (traceId) result.traceId = traceId;
-    if (turn.error) result.error = { code: turn.error.code, message: outcome.reply };
+    // The same as the stored turn: the error's own text only with exposeErrorDetails.
+    if (turn.error) result.error = { ...turn.error };
     return result;
   }
 

@@ -203,6 +203,7 @@ describe('failures inside a turn', () => {
     expect(result.steps).toMatchObject([{ kind: 'error', error: 'unknown_agent' }]);
     const [turn] = (await history('ghostly')).turns;
     expect(turn?.error).toEqual({ code: 'unknown_agent', message: result.reply });
+    expect(result.error).toEqual({ code: 'unknown_agent', message: result.reply });
     expect(JSON.stringify(await history('ghostly'))).not.toContain("ghost'");
   });
 
@@ -216,6 +217,7 @@ describe('failures inside a turn', () => {
     expect(result.steps).toMatchObject([{ kind: 'error', error: expect.stringContaining("'ghost'") }]);
     const [turn] = (await history('ghostly')).turns;
     expect(turn?.error?.message).toMatch(/Unknown agent 'ghost'; known agents: echo/);
+    expect(result.error).toEqual(turn?.error);
   });
 
   it('an ErrorMessage with a userMessage shows that message to the user', async () => {
