@@ -41,6 +41,7 @@ import type { TurnOptions, TurnRequest, TurnResult } from './turn-types.js';
 export type { TurnOptions, TurnRequest, TurnResult } from './turn-types.js';
 
 import { LeaseRenewer } from './lease-renewer.js';
+import { MemoryRenewal } from './memory-renewal.js';
 import { errorCode, toRouteStep } from './route-step.js';
 import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
@@ -66,6 +67,7 @@ export class TurnEngine {
   readonly #options: Required<TurnOptions>;
   readonly #candidateNames: readonly string[];
   readonly #renewer: LeaseRenewer;
+  readonly #memoryRenewal: MemoryRenewal;
 
   constructor(
     parts: EngineParts,
@@ -83,6 +85,7 @@ export class TurnEngine {
     this.#parts = parts;
     this.#candidateNames = parts.orchestrator.agents.map((agent) => agent.name);
     this.#renewer = new LeaseRenewer(Math.max(250, Math.floor(leaseTtlMs / 3)));
+    this.#memoryRenewal = new MemoryRenewal(parts.memory, sessionIdleTtlSeconds);
     this.#options = {
       maxHops,
       historyWindow,
@@ -163,6 +166,8 @@ export class TurnEngine {
     const steps: RouteStep[] = [];
     let outcome: { reply: string; status: TurnStatus; error?: Error; toolCallId: string };
     try {
+      // In the same tick as the window's store call: with Redis, one round trip carries both.
+      this.#memoryRenewal.renew(memoryNamespace('session', owner));
       const messages = await this.#openWindow(sessionId, userMessage, lease);
       const turnStart = messages.length - 1;
       outcome = await RequestContext.run(requestContext, () =>

@@ -21,7 +21,7 @@ export interface TurnOptions {
    * the codes are always shown and the full errors are always on the trace.
    */
   exposeErrorDetails?: boolean;
-  /** Session memory expires after this many seconds without a write to it (default one day). */
+  /** Session memory expires after this many seconds without a turn of its session (default one day). */
   sessionIdleTtlSeconds?: number;
 }
 

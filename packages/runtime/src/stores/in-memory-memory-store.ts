@@ -11,6 +11,8 @@ interface Entry {
   /** The value as JSON: a detached copy, decoded afresh on every read. */
   json: string;
   expiresAt?: number;
+  /** Extended by `touch()`. */
+  renewable?: boolean;
 }
 
 /**
@@ -52,6 +54,7 @@ export class InMemoryMemoryStore implements MemoryStore {
     this.#entries(namespace).set(key, {
       json,
       expiresAt: ttlMs === undefined ? undefined : Date.now() + ttlMs,
+      renewable: ttlMs !== undefined && options?.renewable === true,
     });
   }
 
@@ -76,13 +79,22 @@ export class InMemoryMemoryStore implements MemoryStore {
       entry === undefined ? copyMemoryDefault(namespace, key, defaultValue) : (JSON.parse(entry.json) as T);
     const json = encodeMemoryValue(namespace, key, fn(current));
     const expiresAt = ttlMs === undefined ? entry?.expiresAt : Date.now() + ttlMs;
-    this.#entries(namespace).set(key, { json, expiresAt });
+    const renewable = ttlMs === undefined ? entry?.renewable : options?.renewable === true;
+    this.#entries(namespace).set(key, { json, expiresAt, renewable });
     return JSON.parse(json) as T;
   }
 
   /** Deletes every value of the namespace. */
   async clear(namespace: string): Promise<void> {
     this.#namespaces.delete(namespace);
+  }
+
+  /** Makes the namespace's renewable values expire `ttlSeconds` from now. */
+  async touch(namespace: string, ttlSeconds: number): Promise<void> {
+    const expiresAt = Date.now() + ttlSeconds * 1000;
+    for (const [key, entry] of this.#namespaces.get(namespace) ?? []) {
+      if (entry.renewable && this.#live(namespace, key)) entry.expiresAt = expiresAt;
+    }
   }
 
   /** Always succeeds: memory is always reachable. */

@@ -6,7 +6,7 @@
 export { InMemoryMemoryStore, type InMemoryMemoryStoreOptions } from './in-memory-memory-store.js';
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './in-memory-session-store.js';
 export { type BindMemoryOptions, bindMemory, type MemoryOwner, memoryNamespace } from './memory-binding.js';
-export type { MemoryStore, MemoryWriteOptions } from './memory-store.js';
+export { canTouch, type MemoryStore, type MemoryWriteOptions } from './memory-store.js';
 export {
   type AppendOptions,
   canAppendAndRead,

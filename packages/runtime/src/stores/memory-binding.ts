@@ -41,9 +41,10 @@ export function memoryNamespace(scope: MemoryScope, { sessionId, userId, tenantI
 /** Options of {@link bindMemory}. */
 export interface BindMemoryOptions {
   /**
-   * Time to live of every write that sets none of its own, refreshed by each
-   * write: the runtime uses the session idle time for session memory, so that
-   * an idle session's memory goes with it (a value lives that long after its last write).
+   * Time to live of every write that sets none of its own; such values are
+   * written `renewable`, so that `MemoryStore.touch` extends them. The runtime
+   * uses the session idle time for session memory and touches it as the
+   * session is used, so session memory lives as long as its session.
    */
   defaultTtlSeconds?: number;
 }
@@ -55,10 +56,11 @@ export function bindMemory(
   namespace: string,
   { defaultTtlSeconds }: BindMemoryOptions = {},
 ): Memory {
+  // A value without its own ttl follows the scope's lifetime: renewable, so that use of the session extends it.
+  const scopeLifetime =
+    defaultTtlSeconds === undefined ? undefined : { ttlSeconds: defaultTtlSeconds, renewable: true };
   const withTtl = (options?: { ttlSeconds?: number }) =>
-    defaultTtlSeconds === undefined || options?.ttlSeconds !== undefined
-      ? options
-      : { ttlSeconds: defaultTtlSeconds };
+    scopeLifetime === undefined || options?.ttlSeconds !== undefined ? options : scopeLifetime;
   return {
     scope,
     getContent: async <T>(key: string, defaultValue?: T) => {

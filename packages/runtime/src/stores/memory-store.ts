@@ -2,6 +2,13 @@
 export interface MemoryWriteOptions {
   /** Expire the value after this many seconds. */
   ttlSeconds?: number;
+  /**
+   * With `ttlSeconds`: the value follows its namespace's lifetime, so
+   * {@link MemoryStore.touch} extends it. The runtime writes session memory
+   * that sets no `ttlSeconds` of its own this way, so that it lives as long as
+   * its session is in use rather than one idle time after its last write.
+   */
+  renewable?: boolean;
 }
 
 /**
@@ -33,8 +40,18 @@ export interface MemoryStore {
   ): Promise<T>;
   /** Deletes every key of a namespace (used when a session is deleted). */
   clear(namespace: string): Promise<void>;
+  /**
+   * Optional: makes every renewable value of the namespace (written with
+   * `renewable: true`) expire `ttlSeconds` from now. Use {@link canTouch} to check.
+   */
+  touch?(namespace: string, ttlSeconds: number): Promise<void>;
   /** Optional: throws when the backend is not reachable. */
   ping?(): Promise<void>;
   /** Optional: releases connections and timers. */
   close?(): Promise<void>;
+}
+
+/** True when the store supports {@link MemoryStore.touch}. */
+export function canTouch(store: MemoryStore): store is MemoryStore & Required<Pick<MemoryStore, 'touch'>> {
+  return typeof store.touch === 'function';
 }

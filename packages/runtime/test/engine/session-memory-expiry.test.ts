@@ -1,6 +1,17 @@
 import { AbstractOrchestrator, type Conversation, RequestContext, routeToUser } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
-import { App, defineAgent, InMemoryMemoryStore } from '../../src/index.js';
+import {
+  App,
+  defineAgent,
+  InMemoryMemoryStore,
+  InMemorySessionStore,
+  type MemoryStore,
+} from '../../src/index.js';
+import { createRedisStores } from '../../src/redis.js';
+import { REDIS_URL, useRedis } from '../support/redis.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const redis = useRedis();
 
 /** Remembers the first message of a session and answers with it. */
 class Remembering extends AbstractOrchestrator {
@@ -29,6 +40,33 @@ describe('session memory lifetime', () => {
       // The session itself expired too, so this is a fresh session that remembers its own first message.
       expect((await app.chat({ sessionId: 's', userId: 'u', message: 'gamma' })).reply).toBe('gamma');
       expect(await memoryStore.get('user:u', 'turns')).toBe(3);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe.each([
+  [
+    'in memory',
+    () => ({
+      memoryStore: new InMemoryMemoryStore() as MemoryStore,
+      sessionStore: new InMemorySessionStore({ idleTtlSeconds: 1 }),
+    }),
+  ],
+  ['in Redis', () => createRedisStores(REDIS_URL, { keyPrefix: redis.prefix(), idleTtlSeconds: 1 })],
+])('session memory of a session in use (%s)', (_name, stores) => {
+  it('outlives one idle time after its last write while turns keep coming', async () => {
+    const agent = defineAgent({ name: 'noop', description: 'Unused', run: () => 'unused' });
+    const app = new App({ name: 'in-use', agents: [agent], ...stores(), sessionIdleTtlSeconds: 1 });
+    app.mount(Remembering);
+    try {
+      expect((await app.chat({ sessionId: 'busy', message: 'alpha' })).reply).toBe('alpha');
+      // 2.4 s of turns, one every 300 ms, and no memory write after the first: 'first' must survive.
+      for (let turn = 0; turn < 8; turn++) {
+        await sleep(300);
+        expect((await app.chat({ sessionId: 'busy', message: `turn ${turn}` })).reply).toBe('alpha');
+      }
     } finally {
       await app.close();
     }

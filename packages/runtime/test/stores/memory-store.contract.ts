@@ -1,7 +1,7 @@
 import { type MemoryResult, StoreUnavailableError, ValidationError } from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bindMemory, memoryNamespace } from '../../src/stores/memory-binding.js';
-import type { MemoryStore } from '../../src/stores/memory-store.js';
+import { canTouch, type MemoryStore } from '../../src/stores/memory-store.js';
 
 /** Builds a store for one test; the suite closes it afterwards. */
 export type MemoryStoreFactory = () => MemoryStore | Promise<MemoryStore>;
@@ -143,6 +143,34 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       await sleep(450);
       expect(await store.get('app', 'window')).toBeUndefined();
       expect(await store.get('app', 'renewed')).toBe(2);
+    });
+
+    it('touch extends renewable values only, and a write with its own ttl ends renewal', async () => {
+      const store = await open();
+      if (!canTouch(store)) throw new Error(`${name} should support touch()`);
+      const ns = 'session:touched';
+      await store.set(ns, 'profile', { step: 1 }, { ttlSeconds: 0.4, renewable: true });
+      await store.update(ns, 'count', (n: number) => n + 1, 0, { ttlSeconds: 0.4, renewable: true });
+      await store.update(ns, 'count', (n: number) => n + 1, 0); // no ttl: stays renewable
+      await store.set(ns, 'code', 'one-time', { ttlSeconds: 0.4 });
+      await store.set(ns, 'was-renewable', 'x', { ttlSeconds: 0.4, renewable: true });
+      await store.set(ns, 'was-renewable', 'y', { ttlSeconds: 0.4 });
+      await store.set('session:other', 'profile', 'other', { ttlSeconds: 0.4, renewable: true });
+      for (let round = 0; round < 3; round++) {
+        await sleep(250);
+        await store.touch(ns, 0.4);
+      }
+      // 750 ms after the writes: only what touch extended is left.
+      expect(await store.get(ns, 'profile')).toEqual({ step: 1 });
+      expect(await store.get(ns, 'count')).toBe(2);
+      expect(await store.get(ns, 'code')).toBeUndefined();
+      expect(await store.get(ns, 'was-renewable')).toBeUndefined();
+      expect(await store.get('session:other', 'profile')).toBeUndefined();
+      await store.delete(ns, 'profile');
+      await store.touch(ns, 0.4);
+      expect(await store.get(ns, 'profile')).toBeUndefined();
+      await sleep(500);
+      expect(await store.get(ns, 'count')).toBeUndefined();
     });
 
     it('deletes a value and says whether it existed', async () => {

@@ -76,7 +76,10 @@ return 0
  * compare-and-set. An empty ttl keeps the current expiry on 'cas' and clears
  * it on 'set'. Returns 1 when written, 0 when the comparison failed.
  *
- * KEYS: value, index. ARGV: mode, expected, expectedPresent, record, ttl ms, member.
+ * ARGV[7] '1' adds the key to the namespace's set of renewable keys (see
+ * `TOUCH_MEMORY`), '0' removes it, '' leaves it as it is.
+ *
+ * KEYS: value, index, renewable set. ARGV: mode, expected, expectedPresent, record, ttl ms, member, renewable.
  */
 export const WRITE_MEMORY = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
@@ -105,10 +108,41 @@ else
     redis.call('PEXPIRE', KEYS[2], ttl)
   end
 end
+if ARGV[7] == '1' then
+  redis.call('SADD', KEYS[3], ARGV[6])
+  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+elseif ARGV[7] == '0' then
+  redis.call('SREM', KEYS[3], ARGV[6])
+end
 return 1
 `);
 
-/** Deletes every key listed in a namespace index, then the index. KEYS: index. ARGV: value key prefix. */
+/**
+ * Makes every renewable key of a namespace expire `ttl` from now, forgetting
+ * those that are gone, and keeps the index and the renewable set alive as
+ * long. Returns how many values were extended.
+ *
+ * KEYS: index, renewable set. ARGV: value key prefix, ttl ms.
+ */
+export const TOUCH_MEMORY = new RedisScript(`
+local ttl = tonumber(ARGV[2])
+local touched = 0
+for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  if redis.call('PEXPIRE', ARGV[1] .. member, ttl) == 1 then
+    touched = touched + 1
+  else
+    redis.call('SREM', KEYS[2], member)
+  end
+end
+if touched > 0 then
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  local indexTtl = redis.call('PTTL', KEYS[1])
+  if indexTtl >= 0 and indexTtl < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
+end
+return touched
+`);
+
+/** Deletes every key listed in a namespace index, then the index and the renewable set. KEYS: index, renewable set. ARGV: value key prefix. */
 export const CLEAR_MEMORY = new RedisScript(`
 local members = redis.call('SMEMBERS', KEYS[1])
 local batch = {}
@@ -120,6 +154,6 @@ for _, member in ipairs(members) do
   end
 end
 if #batch > 0 then redis.call('UNLINK', unpack(batch)) end
-redis.call('UNLINK', KEYS[1])
+redis.call('UNLINK', KEYS[1], KEYS[2])
 return #members
 `);

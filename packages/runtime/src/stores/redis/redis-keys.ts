@@ -28,10 +28,14 @@ export interface MemoryKeys {
   index: string;
   /** What precedes a memory key in its Redis key. */
   valuePrefix: string;
+  /** A set of the keys that follow the namespace's lifetime (extended by `touch`). */
+  renewable: string;
 }
 
 /** The keys of one memory namespace under `prefix`. */
 export function memoryKeys(prefix: string, namespace: string): MemoryKeys {
-  const index = `${prefix}memory:{${encodeURIComponent(namespace)}}`;
-  return { index, valuePrefix: `${index}:` };
+  const tag = `{${encodeURIComponent(namespace)}}`;
+  const index = `${prefix}memory:${tag}`;
+  // Outside the value-key space (`${index}:…`), so no memory key can collide with it.
+  return { index, valuePrefix: `${index}:`, renewable: `${prefix}memory-renewable:${tag}` };
 }

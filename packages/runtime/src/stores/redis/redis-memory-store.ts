@@ -2,7 +2,7 @@ import { StoreUnavailableError } from '@switchboard/core';
 import type { MemoryStore, MemoryWriteOptions } from '../memory-store.js';
 import { copyMemoryDefault, encodeMemoryValue, memoryTtlMs } from '../memory-values.js';
 import { execResults } from './exec-results.js';
-import { CLEAR_MEMORY, WRITE_MEMORY } from './lua-scripts.js';
+import { CLEAR_MEMORY, TOUCH_MEMORY, WRITE_MEMORY } from './lua-scripts.js';
 import { decodeRecord, MemoryRecordSchema, RECORD_VERSION } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { memoryKeys } from './redis-keys.js';
@@ -16,6 +16,13 @@ export interface RedisMemoryStoreOptions extends RedisStoreOptions {
 interface ValueKeys {
   value: string;
   index: string;
+  renewable: string;
+}
+
+/** WRITE_MEMORY's renewable argument: a write with a ttl sets the key's renewability, one without keeps it ('cas') or clears it ('set'). */
+function renewableArgument(mode: 'set' | 'cas', options: MemoryWriteOptions | undefined): string {
+  if (options?.ttlSeconds === undefined) return mode === 'cas' ? '' : '0';
+  return options.renewable ? '1' : '0';
 }
 
 /** Wraps a value's JSON as a `{ v: 1, value }` record without serialising it twice. */
@@ -76,7 +83,11 @@ export class RedisMemoryStore implements MemoryStore {
     const ttlMs = memoryTtlMs(options);
     const keys = this.#keys(namespace, key);
     await this.#connection.run('write memory', (client) =>
-      WRITE_MEMORY.run(client, [keys.value, keys.index], ['set', '', '1', record, ttlMs ?? '', key]),
+      WRITE_MEMORY.run(
+        client,
+        [keys.value, keys.index, keys.renewable],
+        ['set', '', '1', record, ttlMs ?? '', key, renewableArgument('set', options)],
+      ),
     );
   }
 
@@ -84,7 +95,7 @@ export class RedisMemoryStore implements MemoryStore {
   async delete(namespace: string, key: string): Promise<boolean> {
     const keys = this.#keys(namespace, key);
     const [deleted] = await this.#connection.run('delete memory', (client) =>
-      execResults(client.multi().del(keys.value).srem(keys.index, key)),
+      execResults(client.multi().del(keys.value).srem(keys.index, key).srem(keys.renewable, key)),
     );
     return (deleted as number) > 0;
   }
@@ -110,8 +121,16 @@ export class RedisMemoryStore implements MemoryStore {
         const written = await this.#connection.run('update memory', (client) =>
           WRITE_MEMORY.run(
             client,
-            [keys.value, keys.index],
-            ['cas', raw ?? '', raw === null ? '0' : '1', memoryRecord(json), ttlMs ?? '', key],
+            [keys.value, keys.index, keys.renewable],
+            [
+              'cas',
+              raw ?? '',
+              raw === null ? '0' : '1',
+              memoryRecord(json),
+              ttlMs ?? '',
+              key,
+              renewableArgument('cas', options),
+            ],
           ),
         );
         if (written === 1) return JSON.parse(json) as T;
@@ -124,8 +143,18 @@ export class RedisMemoryStore implements MemoryStore {
 
   /** Deletes every value of the namespace, in one script call. */
   async clear(namespace: string): Promise<void> {
-    const { index, valuePrefix } = memoryKeys(this.#keyPrefix, namespace);
-    await this.#connection.run('clear memory', (client) => CLEAR_MEMORY.run(client, [index], [valuePrefix]));
+    const { index, valuePrefix, renewable } = memoryKeys(this.#keyPrefix, namespace);
+    await this.#connection.run('clear memory', (client) =>
+      CLEAR_MEMORY.run(client, [index, renewable], [valuePrefix]),
+    );
+  }
+
+  /** Makes the namespace's renewable values expire `ttlSeconds` from now, in one script call. */
+  async touch(namespace: string, ttlSeconds: number): Promise<void> {
+    const { index, valuePrefix, renewable } = memoryKeys(this.#keyPrefix, namespace);
+    await this.#connection.run('extend memory', (client) =>
+      TOUCH_MEMORY.run(client, [index, renewable], [valuePrefix, Math.round(ttlSeconds * 1000)]),
+    );
   }
 
   /** Throws `StoreUnavailableError` unless Redis answers. */
@@ -139,8 +168,8 @@ export class RedisMemoryStore implements MemoryStore {
   }
 
   #keys(namespace: string, key: string): ValueKeys {
-    const { index, valuePrefix } = memoryKeys(this.#keyPrefix, namespace);
-    return { value: valuePrefix + key, index };
+    const { index, valuePrefix, renewable } = memoryKeys(this.#keyPrefix, namespace);
+    return { value: valuePrefix + key, index, renewable };
   }
 
   /** Runs `task` after every earlier local update of the same key has settled. */

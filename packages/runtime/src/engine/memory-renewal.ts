@@ -1,0 +1,48 @@
+import { canTouch, type MemoryStore } from '../stores/memory-store.js';
+
+const noop = () => {};
+
+/**
+ * Keeps a session's memory alive while the session is in use. Session memory
+ * written without its own ttl expires one idle time after its last write;
+ * each turn extends it again, at most once per tenth of that time per
+ * session and process, so a busy session keeps its memory as long as its
+ * history. The extension is not awaited: issued in the same tick as the
+ * turn's first store call, it shares its round trip with an auto-pipelining
+ * Redis client, and a failure only means the memory keeps its current expiry.
+ */
+export class MemoryRenewal {
+  readonly #store: MemoryStore;
+  readonly #ttlSeconds: number;
+  readonly #intervalMs: number;
+  readonly #maxTracked: number;
+  /** When each namespace was last extended, oldest first. */
+  readonly #lastRenewed = new Map<string, number>();
+
+  constructor(store: MemoryStore, ttlSeconds: number, { maxTracked = 10_000 }: { maxTracked?: number } = {}) {
+    this.#store = store;
+    this.#ttlSeconds = ttlSeconds;
+    this.#intervalMs = (ttlSeconds * 1000) / 10;
+    this.#maxTracked = maxTracked;
+  }
+
+  /** Extends the namespace's renewable memory unless that was done recently. */
+  renew(namespace: string): void {
+    const store = this.#store;
+    if (!canTouch(store)) return;
+    const now = Date.now();
+    const last = this.#lastRenewed.get(namespace);
+    if (last !== undefined && now - last < this.#intervalMs) return;
+    this.#lastRenewed.delete(namespace);
+    this.#lastRenewed.set(namespace, now);
+    if (this.#lastRenewed.size > this.#maxTracked) {
+      const oldest = this.#lastRenewed.keys().next().value;
+      if (oldest !== undefined) this.#lastRenewed.delete(oldest);
+    }
+    try {
+      store.touch(namespace, this.#ttlSeconds).catch(noop);
+    } catch {
+      // A custom store that throws at once: the memory keeps its current expiry.
+    }
+  }
+}
