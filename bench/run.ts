@@ -6,7 +6,6 @@
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createOtlpReceiver } from '@switchboard/runtime/testing';
 import { compileServer } from './compile.js';
 import { type LoadResult, runLoad } from './load.js';
 import { deleteKeys } from './redis-keys.js';
@@ -22,7 +21,12 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const keyPrefix = `switchboard-bench:${randomBytes(4).toString('hex')}:`;
-const sink = await createOtlpReceiver({ record: false });
+const sink = fork(await compileServer('servers/otlp-sink.ts'), {
+  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+});
+const sinkUrl = await new Promise<string>((resolve) =>
+  sink.once('message', (message: { ready: string }) => resolve(message.ready)),
+);
 const VARIANTS: Variant[] = [
   { name: 'hono', script: 'servers/bare-hono.ts' },
   { name: 'memory', script: 'servers/switchboard.ts' },
@@ -31,7 +35,7 @@ const VARIANTS: Variant[] = [
     script: 'servers/switchboard.ts',
     env: { BENCH_STORE: 'redis', REDIS_URL: redisUrl, BENCH_KEY_PREFIX: keyPrefix },
   },
-  { name: 'traced', script: 'servers/switchboard.ts', env: { BENCH_TRACING: '1', BENCH_OTLP_URL: sink.url } },
+  { name: 'traced', script: 'servers/switchboard.ts', env: { BENCH_TRACING: '1', BENCH_OTLP_URL: sinkUrl } },
 ];
 const wanted = (process.env.BENCH_VARIANTS ?? [...VARIANTS.map((v) => v.name), 'turn'].join(',')).split(',');
 
@@ -121,8 +125,11 @@ await deleteKeys(redisUrl, keyPrefix).catch(() => {});
 const roundTripsPerTurn = wanted.includes('redis')
   ? await measureRoundTrips(redisUrl).catch(() => undefined)
   : undefined;
-const exportRequests = sink.requestCount;
-await sink.close();
+const exportRequests = await new Promise<number>((resolve) => {
+  sink.once('message', (message: { count: number }) => resolve(message.count));
+  sink.send('count');
+});
+sink.kill('SIGTERM');
 
 const fmt = (n: number | undefined, digits = 1) =>
   n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
