@@ -149,27 +149,27 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       const store = await open();
       if (!canTouch(store)) throw new Error(`${name} should support touch()`);
       const ns = 'session:touched';
-      await store.set(ns, 'profile', { step: 1 }, { ttlSeconds: 0.4, renewable: true });
-      await store.update(ns, 'count', (n: number) => n + 1, 0, { ttlSeconds: 0.4, renewable: true });
+      await store.set(ns, 'profile', { step: 1 }, { ttlSeconds: 0.6, renewable: true });
+      await store.update(ns, 'count', (n: number) => n + 1, 0, { ttlSeconds: 0.6, renewable: true });
       await store.update(ns, 'count', (n: number) => n + 1, 0); // no ttl: stays renewable
-      await store.set(ns, 'code', 'one-time', { ttlSeconds: 0.4 });
-      await store.set(ns, 'was-renewable', 'x', { ttlSeconds: 0.4, renewable: true });
-      await store.set(ns, 'was-renewable', 'y', { ttlSeconds: 0.4 });
-      await store.set('session:other', 'profile', 'other', { ttlSeconds: 0.4, renewable: true });
+      await store.set(ns, 'code', 'one-time', { ttlSeconds: 0.6 });
+      await store.set(ns, 'was-renewable', 'x', { ttlSeconds: 0.6, renewable: true });
+      await store.set(ns, 'was-renewable', 'y', { ttlSeconds: 0.6 });
+      await store.set('session:other', 'profile', 'other', { ttlSeconds: 0.6, renewable: true });
       for (let round = 0; round < 3; round++) {
         await sleep(250);
-        await store.touch(ns, 0.4);
+        await store.touch(ns, 0.6);
       }
-      // 750 ms after the writes: only what touch extended is left.
+      // 750 ms after the writes, past their 600 ms: only what touch extended is left.
       expect(await store.get(ns, 'profile')).toEqual({ step: 1 });
       expect(await store.get(ns, 'count')).toBe(2);
       expect(await store.get(ns, 'code')).toBeUndefined();
       expect(await store.get(ns, 'was-renewable')).toBeUndefined();
       expect(await store.get('session:other', 'profile')).toBeUndefined();
       await store.delete(ns, 'profile');
-      await store.touch(ns, 0.4);
+      await store.touch(ns, 0.6);
       expect(await store.get(ns, 'profile')).toBeUndefined();
-      await sleep(500);
+      await sleep(800);
       expect(await store.get(ns, 'count')).toBeUndefined();
     });
 
