@@ -1,25 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  AbstractOrchestrator,
-  type Conversation,
-  currentUserMessage,
-  latestToolResults,
-  routeToUser,
-  toolCall,
-} from '@switchboard/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { App, defineAgent, remoteAgent, type ServerHandle } from '../../src/index.js';
 import { SessionIdSchema } from '../../src/server/schemas.js';
-
-/** Sends every message to its only agent and answers with `<status>: <reply>`. */
-class Relay extends AbstractOrchestrator {
-  protected handleMessage(conversation: Conversation) {
-    const [reply] = latestToolResults(conversation);
-    if (reply) return routeToUser(`${reply.status}: ${reply.content}`);
-    return toolCall(conversation.agents[0]!.name, currentUserMessage(conversation).content);
-  }
-}
+import { Relay } from '../support/relay-orchestrator.js';
 
 const front = (agent: ReturnType<typeof remoteAgent>) =>
   new App({ name: 'front', agents: [agent], agentTimeoutMs: 2_000, logger: () => {} }).mount(Relay);

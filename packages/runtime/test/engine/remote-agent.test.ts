@@ -1,22 +1,6 @@
-import {
-  AbstractOrchestrator,
-  type Conversation,
-  currentUserMessage,
-  latestToolResults,
-  routeToUser,
-  toolCall,
-} from '@switchboard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { App, defineAgent, remoteAgent, type ServerHandle } from '../../src/index.js';
-
-/** Sends every message to its only agent and returns the reply (or the error text) to the user. */
-class Relay extends AbstractOrchestrator {
-  protected handleMessage(conversation: Conversation) {
-    const [reply] = latestToolResults(conversation);
-    if (reply) return routeToUser(`${reply.status}: ${reply.content}`);
-    return toolCall(conversation.agents[0]!.name, currentUserMessage(conversation).content);
-  }
-}
+import { Relay } from '../support/relay-orchestrator.js';
 
 describe('remoteAgent', () => {
   let remote: ServerHandle;
