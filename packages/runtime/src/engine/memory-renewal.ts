@@ -12,14 +12,23 @@ const noop = () => {};
  * Redis client, and a failure only means the memory keeps its current expiry.
  */
 export class MemoryRenewal {
-  readonly #store: MemoryStore;
+  readonly #store: MemoryStore & Required<Pick<MemoryStore, 'touch'>>;
   readonly #ttlSeconds: number;
   readonly #intervalMs: number;
   readonly #maxTracked: number;
   /** When each namespace was last extended, oldest first. */
   readonly #lastRenewed = new Map<string, number>();
 
-  constructor(store: MemoryStore, ttlSeconds: number, { maxTracked = 10_000 }: { maxTracked?: number } = {}) {
+  /** A renewal for `store`, or undefined when the store cannot extend values (then there is nothing to do). */
+  static for(store: MemoryStore, ttlSeconds: number): MemoryRenewal | undefined {
+    return canTouch(store) ? new MemoryRenewal(store, ttlSeconds) : undefined;
+  }
+
+  private constructor(
+    store: MemoryStore & Required<Pick<MemoryStore, 'touch'>>,
+    ttlSeconds: number,
+    { maxTracked = 10_000 }: { maxTracked?: number } = {},
+  ) {
     this.#store = store;
     this.#ttlSeconds = ttlSeconds;
     this.#intervalMs = (ttlSeconds * 1000) / 10;
@@ -28,8 +37,6 @@ export class MemoryRenewal {
 
   /** Extends the namespace's renewable memory unless that was done recently. */
   renew(namespace: string): void {
-    const store = this.#store;
-    if (!canTouch(store)) return;
     const now = Date.now();
     const last = this.#lastRenewed.get(namespace);
     if (last !== undefined && now - last < this.#intervalMs) return;
@@ -40,7 +47,7 @@ export class MemoryRenewal {
       if (oldest !== undefined) this.#lastRenewed.delete(oldest);
     }
     try {
-      store.touch(namespace, this.#ttlSeconds).catch(noop);
+      this.#store.touch(namespace, this.#ttlSeconds).catch(noop);
     } catch {
       // A custom store that throws at once: the memory keeps its current expiry.
     }

@@ -67,7 +67,7 @@ export class TurnEngine {
   readonly #options: Required<TurnOptions>;
   readonly #candidateNames: readonly string[];
   readonly #renewer: LeaseRenewer;
-  readonly #memoryRenewal: MemoryRenewal;
+  readonly #memoryRenewal: MemoryRenewal | undefined;
 
   constructor(
     parts: EngineParts,
@@ -85,7 +85,7 @@ export class TurnEngine {
     this.#parts = parts;
     this.#candidateNames = parts.orchestrator.agents.map((agent) => agent.name);
     this.#renewer = new LeaseRenewer(Math.max(250, Math.floor(leaseTtlMs / 3)));
-    this.#memoryRenewal = new MemoryRenewal(parts.memory, sessionIdleTtlSeconds);
+    this.#memoryRenewal = MemoryRenewal.for(parts.memory, sessionIdleTtlSeconds);
     this.#options = {
       maxHops,
       historyWindow,
@@ -167,7 +167,7 @@ export class TurnEngine {
     let outcome: { reply: string; status: TurnStatus; error?: Error; toolCallId: string };
     try {
       // In the same tick as the window's store call: with Redis, one round trip carries both.
-      this.#memoryRenewal.renew(memoryNamespace('session', owner));
+      this.#memoryRenewal?.renew(memoryNamespace('session', owner));
       const messages = await this.#openWindow(sessionId, userMessage, lease);
       const turnStart = messages.length - 1;
       outcome = await RequestContext.run(requestContext, () =>

@@ -1,4 +1,4 @@
-import { type Attributes, type Span, SpanStatusCode } from '@opentelemetry/api';
+import { type Span, SpanStatusCode } from '@opentelemetry/api';
 import { RequestContext } from '@switchboard/core';
 
 /**
@@ -87,28 +87,10 @@ export function plainJson(value: unknown): string {
 }
 
 /**
- * Session and user attributes for a span: Langfuse reads the trace's session
- * and user from `session.id` / `user.id` on any of its spans and filters
- * observations by them, so every Switchboard span carries them. Falls back to
- * the current `RequestContext`. Prefer {@link setSessionAttributes} on a hot
- * path: spreading the returned object into another literal is slow in V8.
- */
-export function sessionAttributes(sessionId?: string, userId?: string): Attributes {
-  const request = sessionId === undefined || userId === undefined ? RequestContext.tryCurrent() : undefined;
-  const session = sessionId ?? request?.sessionId;
-  const user = userId ?? request?.userId;
-  const attributes: Attributes = {};
-  if (session !== undefined) {
-    attributes[SpanAttribute.sessionId] = session;
-    attributes[SpanAttribute.genAiConversationId] = session;
-  }
-  if (user !== undefined) attributes[SpanAttribute.userId] = user;
-  return attributes;
-}
-
-/**
- * Sets `session.id` and `user.id` on `span` directly, without building an
- * intermediate object (falling back to the current `RequestContext`), and
+ * Sets `session.id` and `user.id` on `span` (falling back to the current
+ * `RequestContext`): Langfuse reads the trace's session and user from any of
+ * its spans and filters observations by them, so every Switchboard span
+ * carries them. Also sets
  * `gen_ai.conversation.id` too with `{ conversation: true }`: that GenAI
  * name belongs on GenAI operations (a turn, an agent call), and every byte a
  * span carries is paid again at export.

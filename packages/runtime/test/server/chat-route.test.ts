@@ -1,7 +1,6 @@
 import type { MessageItem } from '@switchboard/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnEvent } from '../../src/engine/events.js';
-import { recordSpans, type SpanRecording } from '../../src/testing/span-recorder.js';
 import {
   echoAgent,
   fanOut,
@@ -12,6 +11,7 @@ import {
   slowAgent,
   streamingAgent,
 } from '../support/app-fixtures.js';
+import { useSpanRecording } from '../support/span-recording.js';
 import { type Served, transports } from './transports.js';
 
 interface ChatBody {
@@ -202,12 +202,7 @@ describe.each(transports)('POST /v1/chat via $name', (transport) => {
   });
 
   describe('with span recording on', () => {
-    let recording: SpanRecording;
-    beforeAll(() => {
-      recording = recordSpans();
-    });
-    afterEach(() => recording.reset());
-    afterAll(() => recording.shutdown());
+    const recording = useSpanRecording();
 
     it("ends the SSE stream with a turn-end carrying the turn's trace id", async () => {
       await serve({ agents: [echoAgent()] });
@@ -221,12 +216,12 @@ describe.each(transports)('POST /v1/chat via $name', (transport) => {
       expect(turnEnd!.traceId).toMatch(TRACE_ID);
 
       // The trace: one root span for the turn (named after the orchestrator), every span of the turn in it.
-      const [turnSpan, ...others] = recording.named(served.orchestrator.name);
+      const [turnSpan, ...others] = recording().named(served.orchestrator.name);
       expect(others).toEqual([]);
       expect(turnSpan!.attributes['session.id']).toBe('traced-sse');
       expect(turnEnd!.traceId).toBe(turnSpan!.spanContext().traceId);
-      expect(recording.spans.length).toBeGreaterThan(1);
-      expect(new Set(recording.spans.map((span) => span.spanContext().traceId))).toEqual(
+      expect(recording().spans.length).toBeGreaterThan(1);
+      expect(new Set(recording().spans.map((span) => span.spanContext().traceId))).toEqual(
         new Set([turnEnd!.traceId]),
       );
       // Only turn-end carries it.
@@ -242,10 +237,11 @@ describe.each(transports)('POST /v1/chat via $name', (transport) => {
       expect(first.body.traceId).toMatch(TRACE_ID);
       expect(second.body.traceId).toMatch(TRACE_ID);
       expect(second.body.traceId).not.toBe(first.body.traceId);
-      expect(recording.named(served.orchestrator.name).map((span) => span.spanContext().traceId)).toEqual([
-        first.body.traceId,
-        second.body.traceId,
-      ]);
+      expect(
+        recording()
+          .named(served.orchestrator.name)
+          .map((span) => span.spanContext().traceId),
+      ).toEqual([first.body.traceId, second.body.traceId]);
     });
   });
 });

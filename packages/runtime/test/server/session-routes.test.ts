@@ -1,8 +1,8 @@
 import type { MessageItem } from '@switchboard/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnRecord } from '../../src/stores/session-store.js';
-import { recordSpans, type SpanRecording } from '../../src/testing/span-recorder.js';
 import { echoAgent, postJson, streamingAgent, visitCounterAgent } from '../support/app-fixtures.js';
+import { useSpanRecording } from '../support/span-recording.js';
 import { type Served, transports } from './transports.js';
 
 /** An OpenTelemetry / Langfuse trace id: 32 lowercase hex digits. */
@@ -77,12 +77,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
   });
 
   describe('with span recording on', () => {
-    let recording: SpanRecording;
-    beforeAll(() => {
-      recording = recordSpans();
-    });
-    afterEach(() => recording.reset());
-    afterAll(() => recording.shutdown());
+    const recording = useSpanRecording();
 
     it('GET /v1/sessions/:id lists each turn with the trace id its chat answer gave', async () => {
       await serve({ agents: [echoAgent()] });
@@ -101,9 +96,11 @@ describe.each(transports)('session, agent, health and document routes via $name'
       for (const turn of body.turns) expect(turn.traceId).toMatch(TRACE_ID);
       expect(new Set(body.turns.map((turn) => turn.traceId)).size).toBe(3);
       // They are the traces that were recorded: one root span per turn.
-      expect(recording.named(served.orchestrator.name).map((span) => span.spanContext().traceId)).toEqual(
-        body.turns.map((turn) => turn.traceId),
-      );
+      expect(
+        recording()
+          .named(served.orchestrator.name)
+          .map((span) => span.spanContext().traceId),
+      ).toEqual(body.turns.map((turn) => turn.traceId));
     });
   });
 

@@ -1,29 +1,14 @@
-import {
-  AbstractOrchestrator,
-  type Conversation,
-  currentUserMessage,
-  latestToolResults,
-  routeToUser,
-  toolCall,
-} from '@switchboard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import { App } from '../../src/app.js';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
 import { setupTracing } from '../../src/tracing/setup-tracing.js';
+import { Relay } from '../support/relay-orchestrator.js';
 
 const TRACES_PATH = '/api/public/otel/v1/traces';
 // A 1×1 PNG, as an app would inline an image in a message.
 const IMAGE =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
-
-class Relay extends AbstractOrchestrator {
-  protected handleMessage(conversation: Conversation) {
-    const [reply] = latestToolResults(conversation);
-    if (reply) return routeToUser(reply.content);
-    return toolCall('echo', currentUserMessage(conversation).content);
-  }
-}
 
 const echo = defineAgent({ name: 'echo', description: 'Repeats the message', run: (message) => message });
 

@@ -1,8 +1,8 @@
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { recordSpans, type SpanRecording } from '../../src/testing/span-recorder.js';
+import { describe, expect, it } from 'vitest';
 import { OBSERVE_TRACER_NAME, observe } from '../../src/tracing/observe.js';
+import { useSpanRecording } from '../support/span-recording.js';
 
 function only(spans: ReadableSpan[]): ReadableSpan {
   expect(spans).toHaveLength(1);
@@ -12,19 +12,14 @@ function only(spans: ReadableSpan[]): ReadableSpan {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('observe', () => {
-  let recording: SpanRecording;
-  beforeAll(() => {
-    recording = recordSpans();
-  });
-  afterEach(() => recording.reset());
-  afterAll(() => recording.shutdown());
+  const recording = useSpanRecording();
 
   it('wraps a sync function: same result, input and output recorded, name from the function', () => {
     const add = observe(function add(a: number, b: number) {
       return a + b;
     });
     expect(add(2, 3)).toBe(5);
-    const span = only(recording.named('add'));
+    const span = only(recording().named('add'));
     expect(span.instrumentationScope.name).toBe(OBSERVE_TRACER_NAME);
     expect(span.attributes).toMatchObject({
       'langfuse.observation.type': 'span',
@@ -43,8 +38,8 @@ describe('observe', () => {
       { name: 'outer', type: 'chain' },
     );
     await expect(outer({ text: 'hi' })).resolves.toBe('HI!');
-    const outerSpan = only(recording.named('outer'));
-    const innerSpan = only(recording.named('inner'));
+    const outerSpan = only(recording().named('outer'));
+    const innerSpan = only(recording().named('inner'));
     expect(innerSpan.parentSpanContext?.spanId).toBe(outerSpan.spanContext().spanId);
     expect(outerSpan.attributes['langfuse.observation.type']).toBe('chain');
     expect(outerSpan.attributes['langfuse.observation.input']).toBe('{"text":"hi"}');
@@ -58,7 +53,7 @@ describe('observe', () => {
     const pick = observe(() => 'billing', { name: 'pick' });
     context.with(trace.setSpan(context.active(), decision), pick);
     decision.end();
-    expect(only(recording.named('pick')).parentSpanContext?.spanId).toBe(decision.spanContext().spanId);
+    expect(only(recording().named('pick')).parentSpanContext?.spanId).toBe(decision.spanContext().spanId);
   });
 
   it('records a throw and a rejection as errors and passes them on unchanged', async () => {
@@ -72,7 +67,7 @@ describe('observe', () => {
     const rejecting = observe(async () => Promise.reject(failure), { name: 'rejecting' });
     expect(() => throwing()).toThrow(failure);
     await expect(rejecting()).rejects.toBe(failure);
-    for (const span of [only(recording.named('throwing')), only(recording.named('rejecting'))]) {
+    for (const span of [only(recording().named('throwing')), only(recording().named('rejecting'))]) {
       expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'boom' });
       expect(span.events[0]?.attributes?.['exception.message']).toBe('boom');
       expect(span.ended).toBe(true);
@@ -86,13 +81,13 @@ describe('observe', () => {
       captureOutput: false,
     });
     expect(secret('hunter2')).toBe(7);
-    expect(only(recording.named('secret')).attributes).not.toHaveProperty('langfuse.observation.input');
-    expect(only(recording.named('secret')).attributes).not.toHaveProperty('langfuse.observation.output');
+    expect(only(recording().named('secret')).attributes).not.toHaveProperty('langfuse.observation.input');
+    expect(only(recording().named('secret')).attributes).not.toHaveProperty('langfuse.observation.output');
 
     const cyclic: Record<string, unknown> = { big: 10n };
     cyclic.self = cyclic;
     observe((value: unknown) => value, { name: 'cyclic' })(cyclic);
-    expect(only(recording.named('cyclic')).attributes['langfuse.observation.input']).toBe(
+    expect(only(recording().named('cyclic')).attributes['langfuse.observation.input']).toBe(
       '{"big":"10","self":"[Circular]"}',
     );
   });
@@ -118,10 +113,10 @@ describe('observe', () => {
     const router = new Router();
     await expect(decorated.call(router, 'refund please')).resolves.toBe('agent:billing');
     await expect(named.call(router, 'hours?')).resolves.toBe('agent:faq');
-    expect(only(recording.named('selectAgent')).attributes['langfuse.observation.output']).toBe(
+    expect(only(recording().named('selectAgent')).attributes['langfuse.observation.output']).toBe(
       '"agent:billing"',
     );
-    expect(only(recording.named('choose')).attributes).not.toHaveProperty('langfuse.observation.output');
+    expect(only(recording().named('choose')).attributes).not.toHaveProperty('langfuse.observation.output');
   });
 });
 

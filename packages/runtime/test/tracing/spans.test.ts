@@ -1,8 +1,7 @@
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { type Decision, RequestContext, routeToUser, toolCall } from '@switchboard/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { recordSpans, type SpanRecording } from '../../src/testing/span-recorder.js';
+import { describe, expect, it } from 'vitest';
 import {
   endAgentSpan,
   endDecisionSpan,
@@ -13,6 +12,7 @@ import {
   TRACER_NAME,
   traceIdOf,
 } from '../../src/tracing/spans.js';
+import { useSpanRecording } from '../support/span-recording.js';
 
 const turnInfo = {
   orchestrator: 'support',
@@ -40,12 +40,7 @@ function only(spans: ReadableSpan[]): ReadableSpan {
 }
 
 describe('turn, decision and agent spans', () => {
-  let recording: SpanRecording;
-  beforeAll(() => {
-    recording = recordSpans();
-  });
-  afterEach(() => recording.reset());
-  afterAll(() => recording.shutdown());
+  const recording = useSpanRecording();
 
   it('makes the turn a trace root named after the orchestrator, with session, user, input and output', () => {
     const outer = trace.getTracer('http').startSpan('POST /v1/chat');
@@ -53,7 +48,7 @@ describe('turn, decision and agent spans', () => {
     endTurnSpan(turn, { output: 'hi there', status: 'completed' });
     outer.end();
 
-    const span = only(recording.named('support'));
+    const span = only(recording().named('support'));
     expect(span.parentSpanContext).toBeUndefined();
     expect(span.instrumentationScope.name).toBe(TRACER_NAME);
     expect(span.attributes).toMatchObject({
@@ -78,7 +73,7 @@ describe('turn, decision and agent spans', () => {
   it('records a failed turn as an error', () => {
     const turn = startTurnSpan(turnInfo);
     endTurnSpan(turn, { output: 'Sorry', error: new Error('store down') });
-    const span = only(recording.named('support'));
+    const span = only(recording().named('support'));
     expect(span.status).toEqual({ code: SpanStatusCode.ERROR, message: 'store down' });
     expect(span.events.map((event) => event.name)).toEqual(['exception']);
   });
@@ -95,7 +90,7 @@ describe('turn, decision and agent spans', () => {
     );
     endTurnSpan(turn, { output: 'done' });
 
-    const span = only(recording.named('route 0'));
+    const span = only(recording().named('route 0'));
     expect(span.parentSpanContext?.spanId).toBe(turn.spanContext().spanId);
     expect(span.attributes).toMatchObject({
       'langfuse.observation.type': 'chain',
@@ -125,7 +120,7 @@ describe('turn, decision and agent spans', () => {
     const failure = startDecisionSpan(parent, { orchestrator: 'o', hop: 2, candidates: ['a', 'b'] });
     endDecisionSpan(failure, { error: new Error('no idea'), userMessage: 'Sorry' });
 
-    const fanOutSpan = only(recording.named('route 0'));
+    const fanOutSpan = only(recording().named('route 0'));
     expect(fanOutSpan.attributes).toMatchObject({
       'switchboard.decision.kind': 'fan-out',
       'switchboard.decision.agents': ['a', 'b'],
@@ -139,11 +134,11 @@ describe('turn, decision and agent spans', () => {
         { toolCallId: expect.any(String), agent: 'b', message: 'y', reason: 'second' },
       ],
     });
-    expect(only(recording.named('route 1')).attributes).toMatchObject({
+    expect(only(recording().named('route 1')).attributes).toMatchObject({
       'switchboard.decision.kind': 'answer',
       'switchboard.decision.agents': ['route_to_user'],
     });
-    const error = only(recording.named('route 2'));
+    const error = only(recording().named('route 2'));
     expect(error.attributes['switchboard.decision.kind']).toBe('error');
     expect(error.attributes['langfuse.observation.level']).toBe('ERROR');
     expect(error.status).toEqual({ code: SpanStatusCode.ERROR, message: 'no idea' });
@@ -152,13 +147,13 @@ describe('turn, decision and agent spans', () => {
   it('never fails on a malformed decision from a hand-written orchestrator', () => {
     const decision = startDecisionSpan(context.active(), { orchestrator: 'raw', hop: 0, candidates: [] });
     expect(() => endDecisionSpan(decision, null as unknown as Decision)).not.toThrow();
-    expect(only(recording.named('route 0')).attributes['switchboard.decision.kind']).toBe('call');
+    expect(only(recording().named('route 0')).attributes['switchboard.decision.kind']).toBe('call');
 
     const odd = startDecisionSpan(context.active(), { orchestrator: 'raw', hop: 1, candidates: [] });
     const unserialisable = { toolName: 'a', message: 'x', thought: 10n } as unknown as Decision;
     expect(() => endDecisionSpan(odd, unserialisable)).not.toThrow();
     const output = JSON.parse(
-      String(only(recording.named('route 1')).attributes['langfuse.observation.output']),
+      String(only(recording().named('route 1')).attributes['langfuse.observation.output']),
     );
     expect(output).toEqual({ kind: 'call', calls: [{ agent: 'a', message: 'x', thought: '10' }] });
   });
@@ -171,7 +166,7 @@ describe('turn, decision and agent spans', () => {
     const second = startDecisionSpan(context.active(), { orchestrator: 'o', hop: 0, candidates });
     endDecisionSpan(second, toolCall('sales', 'y'));
 
-    const [before, after] = recording.named('route 0');
+    const [before, after] = recording().named('route 0');
     expect(before?.attributes['switchboard.candidates']).toEqual(['billing', 'faq']);
     expect(JSON.parse(String(before?.attributes['langfuse.observation.input']))).toEqual({
       hop: 0,
@@ -193,7 +188,7 @@ describe('turn, decision and agent spans', () => {
     const failed = startAgentSpan(parent, { agent: 'faq', toolCallId: 'call_2', message: 'why' });
     endAgentSpan(failed, { status: 'error', content: 'faq failed', error: new Error('faq crashed') });
 
-    expect(only(recording.named('agent billing')).attributes).toMatchObject({
+    expect(only(recording().named('agent billing')).attributes).toMatchObject({
       'langfuse.observation.type': 'tool',
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'billing',
@@ -204,7 +199,7 @@ describe('turn, decision and agent spans', () => {
       'session.id': 'ses_1',
       'user.id': 'ada',
     });
-    const error = only(recording.named('agent faq'));
+    const error = only(recording().named('agent faq'));
     expect(error.status).toEqual({ code: SpanStatusCode.ERROR, message: 'faq crashed' });
     expect(error.events[0]?.attributes?.['exception.message']).toBe('faq crashed');
     expect(error.attributes['switchboard.agent.status']).toBe('error');
