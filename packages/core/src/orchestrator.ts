@@ -27,10 +27,12 @@ export interface Orchestrator {
   /** Every agent this orchestrator may route to. */
   readonly agents: readonly AgentMeta[];
   /**
-   * Decides the next step. Never throws and never returns a call to an agent
-   * outside `conversation.agents`: failures come back as an `ErrorMessage`.
+   * Decides the next step: the decision itself when it is ready at once, or
+   * a promise of it (`await` works for both). Never throws or rejects, and
+   * never returns a call to an agent outside `conversation.agents`: failures
+   * come back as an `ErrorMessage`.
    */
-  decide(conversation: Conversation): Promise<Decision>;
+  decide(conversation: Conversation): Decision | Promise<Decision>;
 }
 
 /** Constructor options of {@link AbstractOrchestrator}. */
@@ -78,16 +80,17 @@ export abstract class AbstractOrchestrator implements Orchestrator {
    * The runtime's entry point: runs {@link handleMessage} and checks its
    * result. Never throws; a throw, a malformed result, an empty array or a
    * call to an agent outside `conversation.agents` becomes an `ErrorMessage`.
+   * A synchronous `handleMessage` gets a synchronous answer (no promise), so
+   * that a turn of synchronous steps never waits on the event loop.
    */
-  decide(conversation: Conversation): Promise<Decision> {
+  decide(conversation: Conversation): Decision | Promise<Decision> {
     let decision: unknown;
     try {
       decision = this.handleMessage(conversation);
     } catch (error) {
-      return Promise.resolve(this.#failure(error));
+      return this.#failure(error);
     }
-    // A synchronous answer, the common case, is checked at once: no promise of its own to wait for.
-    if (!isThenable(decision)) return Promise.resolve(validateDecision(decision, conversation.agents));
+    if (!isThenable(decision)) return validateDecision(decision, conversation.agents);
     return Promise.resolve(decision).then(
       (settled) => validateDecision(settled, conversation.agents),
       (error: unknown) => this.#failure(error),

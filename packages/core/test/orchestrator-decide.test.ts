@@ -235,6 +235,22 @@ describe('decide(): valid decisions pass through unchanged', () => {
     expect(decision).toBe(call);
   });
 
+  it('answers a synchronous handleMessage synchronously, checked, and an async one with a promise', async () => {
+    const call = toolCall('clock', 'now');
+    const orchestrator = new ScriptedOrchestrator(() => call);
+    expect(orchestrator.decide(firstHop())).toBe(call);
+    const unknown = new ScriptedOrchestrator(() => toolCall('nobody', 'x')).decide(firstHop());
+    expect(UnknownAgentError.isInstance(expectError(unknown as ErrorMessage))).toBe(true);
+    const thrown = new ScriptedOrchestrator(() => {
+      throw new Error('boom');
+    }).decide(firstHop());
+    expect(OrchestratorError.isInstance(expectError(thrown as ErrorMessage))).toBe(true);
+
+    const pending = new ScriptedOrchestrator(async () => call).decide(firstHop());
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await pending).toBe(call);
+  });
+
   it('validates what an async handleMessage resolves to', async () => {
     const error = expectError(await decideWith(async () => toolCall('nobody', 'x')));
     expect(UnknownAgentError.isInstance(error)).toBe(true);

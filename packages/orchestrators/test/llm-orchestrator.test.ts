@@ -85,7 +85,7 @@ describe('LLMOrchestrator', () => {
       'I think the calculator, {agent: calculator',
       answer('calculator', '2 + 2'),
     ]);
-    const { result: decision, span } = await tracer.inSpan('decision', () =>
+    const { result: decision, span } = await tracer.inSpan('decision', async () =>
       orchestrator.decide(conversation('2 + 2?')),
     );
 
@@ -153,7 +153,9 @@ describe('LLMOrchestrator', () => {
     const { orchestrator } = await router([{ error: { status: 503, message: 'overloaded' } }], {
       fallback: { message: 'Please try again shortly.' },
     });
-    const { result, span } = await tracer.inSpan('decision', () => orchestrator.decide(conversation('hi')));
+    const { result, span } = await tracer.inSpan('decision', async () =>
+      orchestrator.decide(conversation('hi')),
+    );
     expect(result).toMatchObject({ toolName: ROUTE_TO_USER, message: 'Please try again shortly.' });
     expect(span.attributes['switchboard.route.fallback']).toBe(true);
   });
@@ -212,7 +214,7 @@ describe('LLMOrchestrator', () => {
       },
     ]);
     tracer.spans.length = 0;
-    const { span } = await tracer.inSpan('decision', () => orchestrator.decide(conversation('time?')));
+    const { span } = await tracer.inSpan('decision', async () => orchestrator.decide(conversation('time?')));
     expect(span.attributes).toMatchObject({
       'switchboard.route.candidates': ['calculator', 'clock', 'weather'],
       'switchboard.route.choice': 'clock',

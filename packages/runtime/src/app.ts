@@ -11,6 +11,7 @@ import {
 import type { Hono } from 'hono';
 import { type Agent, agentMeta } from './agents/agent.js';
 import type { TurnEvent } from './engine/events.js';
+import { isPromiseLike } from './engine/steps.js';
 import { TurnEngine, type TurnOptions, type TurnRequest, type TurnResult } from './engine/turn-engine.js';
 import { createRoutes, type ServerLimits } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
@@ -98,7 +99,7 @@ export class App {
   readonly memory: MemoryStore;
   readonly #options: AppOptions;
   readonly #agentsByName: ReadonlyMap<string, Agent>;
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #inFlight = new Set<PromiseLike<unknown>>();
   readonly #shutdown = new AbortController();
   #engine?: TurnEngine;
   #routes?: Hono;
@@ -196,7 +197,7 @@ export class App {
   async chat({ sessionId = createSecretId('ses'), message, ...rest }: ChatInput): Promise<TurnResult> {
     if (typeof message !== 'string' || message.length === 0)
       throw new ValidationError({ message: 'message must be a non-empty string' });
-    return this.#run({ sessionId, message, ...rest });
+    return await this.#run({ sessionId, message, ...rest });
   }
 
   /** Deletes a session's messages, turns and session-scoped memory, waiting for a running turn first. */
@@ -267,18 +268,18 @@ export class App {
     return this.#closing;
   }
 
-  async #run(request: TurnRequest): Promise<TurnResult> {
+  /** Runs a turn; only a turn that had to wait is in flight (a synchronous one is over when this returns). */
+  #run(request: TurnRequest): TurnResult | Promise<TurnResult> {
     if (!this.#engine)
       throw new ConfigurationError({
         message: `App '${this.name}' has no orchestrator: call mount() or start() first`,
       });
     const turn = this.#engine.run(request);
+    if (!isPromiseLike(turn)) return turn;
     this.#inFlight.add(turn);
-    try {
-      return await turn;
-    } finally {
-      this.#inFlight.delete(turn);
-    }
+    const settle = () => this.#inFlight.delete(turn);
+    turn.then(settle, settle);
+    return turn;
   }
 
   async #checkReady(): Promise<void> {

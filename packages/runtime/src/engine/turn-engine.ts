@@ -20,10 +20,13 @@ import type { Agent } from '../agents/agent.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import {
+  type AppendOptions,
+  canAnswerSynchronously,
   canAppendAndRead,
   type RouteStep,
   type SessionLease,
   type SessionStore,
+  type SynchronousSessionAccess,
   type TurnRecord,
   type TurnStatus,
 } from '../stores/session-store.js';
@@ -43,6 +46,7 @@ export type { TurnOptions, TurnRequest, TurnResult } from './turn-types.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { MemoryRenewal } from './memory-renewal.js';
 import { errorCode, toRouteStep } from './route-step.js';
+import { isPromiseLike, runSteps, type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
 
@@ -57,10 +61,16 @@ interface EngineParts {
 
 const noop = () => {};
 
+type Outcome = { reply: string; status: TurnStatus; error?: Error; toolCallId: string };
+
 /**
  * Runs turns: user → orchestrator → agent(s) → orchestrator → … → user.
  * Each message is persisted as it is produced, so the stored conversation is
  * the checkpoint of an interrupted turn.
+ *
+ * A turn is written as {@link Steps}: it waits only where something is
+ * pending, so with a store that answers synchronously (the in-memory one)
+ * and an orchestrator and agents that do too, it runs in one go.
  */
 export class TurnEngine {
   readonly #parts: EngineParts;
@@ -68,6 +78,7 @@ export class TurnEngine {
   readonly #candidateNames: readonly string[];
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
+  readonly #synchronous: SynchronousSessionAccess | undefined;
 
   constructor(
     parts: EngineParts,
@@ -86,6 +97,7 @@ export class TurnEngine {
     this.#candidateNames = parts.orchestrator.agents.map((agent) => agent.name);
     this.#renewer = new LeaseRenewer(Math.max(250, Math.floor(leaseTtlMs / 3)));
     this.#memoryRenewal = MemoryRenewal.for(parts.memory, sessionIdleTtlSeconds);
+    this.#synchronous = canAnswerSynchronously(parts.sessions) ? parts.sessions.synchronous : undefined;
     this.#options = {
       maxHops,
       historyWindow,
@@ -98,27 +110,61 @@ export class TurnEngine {
     };
   }
 
-  /** Processes one user message and resolves when the user has been answered or the turn failed. */
-  async run(request: TurnRequest): Promise<TurnResult> {
-    const { sessions } = this.#parts;
-    const { leaseTtlMs, sessionWaitMs } = this.#options;
-    const lease = await sessions.acquireLease(request.sessionId, {
-      ttlMs: leaseTtlMs,
-      waitMs: sessionWaitMs,
+  /**
+   * Processes one user message: the result once the user has been answered
+   * or the turn failed. A promise when any step had to wait; the result
+   * itself (or a synchronous throw) when none did.
+   */
+  run(request: TurnRequest): TurnResult | Promise<TurnResult> {
+    const { memory } = this.#parts;
+    const { sessionId, userId, tenantId } = request;
+    const owner = { sessionId, userId, tenantId };
+    const requestContext = new RequestContext({
+      sessionId,
+      userId,
+      tenantId,
+      requestId: request.requestId ?? createId('req'),
       signal: this.#parts.signal,
+      memory: (scope) =>
+        bindMemory(memory, scope, memoryNamespace(scope, owner), {
+          defaultTtlSeconds: scope === 'session' ? this.#options.sessionIdleTtlSeconds : undefined,
+        }),
     });
+    return RequestContext.run(requestContext, () => runSteps(this.#turn(request, requestContext)));
+  }
+
+  *#turn(request: TurnRequest, requestContext: RequestContext): Steps<TurnResult> {
+    const lease = yield* settled(this.#acquireLease(request.sessionId));
     this.#renewer.add(lease);
     try {
-      return await this.#runLeased(request, lease);
+      return yield* this.#runLeased(request, requestContext, lease);
     } finally {
       this.#renewer.delete(lease);
       // Awaited: the next message of this session may go to another replica, which must find it free.
-      await lease.release().catch(noop);
+      if (this.#synchronous) this.#synchronous.release(lease);
+      else yield lease.release().catch(noop);
     }
   }
 
-  async #runLeased(request: TurnRequest, lease: SessionLease): Promise<TurnResult> {
-    const { orchestrator, sessions, memory } = this.#parts;
+  #acquireLease(sessionId: string): SessionLease | Promise<SessionLease> {
+    const { leaseTtlMs, sessionWaitMs } = this.#options;
+    const { signal } = this.#parts;
+    const free = signal.aborted
+      ? undefined
+      : this.#synchronous?.tryAcquireLease(sessionId, { ttlMs: leaseTtlMs });
+    return (
+      free ??
+      this.#parts.sessions.acquireLease(sessionId, { ttlMs: leaseTtlMs, waitMs: sessionWaitMs, signal })
+    );
+  }
+
+  #append(sessionId: string, messages: readonly MessageItem[], options: AppendOptions): void | Promise<void> {
+    if (this.#synchronous) this.#synchronous.append(sessionId, messages, options);
+    else return this.#parts.sessions.append(sessionId, messages, options);
+  }
+
+  *#runLeased(request: TurnRequest, requestContext: RequestContext, lease: SessionLease): Steps<TurnResult> {
+    const { orchestrator } = this.#parts;
     const { sessionId, userId, tenantId, onEvent } = request;
     const turnId = createId('turn');
     const startedAt = isoNow();
@@ -150,39 +196,24 @@ export class TurnEngine {
       endOfMessage: true,
     });
 
-    const owner = { sessionId, userId, tenantId };
-    const requestContext = new RequestContext({
-      sessionId,
-      userId,
-      tenantId,
-      requestId: request.requestId ?? createId('req'),
-      signal: this.#parts.signal,
-      memory: (scope) =>
-        bindMemory(memory, scope, memoryNamespace(scope, owner), {
-          defaultTtlSeconds: scope === 'session' ? this.#options.sessionIdleTtlSeconds : undefined,
-        }),
-    });
-
     const steps: RouteStep[] = [];
-    let outcome: { reply: string; status: TurnStatus; error?: Error; toolCallId: string };
+    let outcome: Outcome;
     try {
       // In the same tick as the window's store call: with Redis, one round trip carries both.
-      this.#memoryRenewal?.renew(memoryNamespace('session', owner));
-      const messages = await this.#openWindow(sessionId, userMessage, lease);
+      this.#memoryRenewal?.renew(memoryNamespace('session', { sessionId, userId, tenantId }));
+      const messages = yield* this.#openWindow(sessionId, userMessage, lease);
       const turnStart = messages.length - 1;
-      outcome = await RequestContext.run(requestContext, () =>
-        this.#loop({
-          sessionId,
-          turnId,
-          messages,
-          turnStart,
-          requestContext,
-          turnContext,
-          steps,
-          emit,
-          lease,
-        }),
-      );
+      outcome = yield* this.#loop({
+        sessionId,
+        turnId,
+        messages,
+        turnStart,
+        requestContext,
+        turnContext,
+        steps,
+        emit,
+        lease,
+      });
     } catch (error) {
       endTurnSpan(turnSpan, { error: error instanceof Error ? error : new Error(String(error)) });
       throw error;
@@ -211,7 +242,7 @@ export class TurnEngine {
     };
     if (outcome.error) answer.metadata = { status: 'error', errorCode: turn.error?.code };
     try {
-      await sessions.append(sessionId, [answer], { turn, lease });
+      yield* settled(this.#append(sessionId, [answer], { turn, lease }));
     } finally {
       endTurnSpan(turnSpan, { output: outcome.reply, error: outcome.error });
     }
@@ -254,25 +285,23 @@ export class TurnEngine {
   }
 
   /** Appends the user message and returns the history window ending with it. */
-  async #openWindow(
-    sessionId: string,
-    userMessage: UserMessage,
-    lease: SessionLease,
-  ): Promise<MessageItem[]> {
+  *#openWindow(sessionId: string, userMessage: UserMessage, lease: SessionLease): Steps<MessageItem[]> {
     const { sessions } = this.#parts;
     const limit = this.#options.historyWindow + 1;
     let messages: MessageItem[];
-    if (canAppendAndRead(sessions)) {
-      messages = await sessions.appendAndRead(sessionId, [userMessage], { limit, lease });
+    if (this.#synchronous) {
+      messages = this.#synchronous.appendAndRead(sessionId, [userMessage], { limit, lease });
+    } else if (canAppendAndRead(sessions)) {
+      messages = yield* settled(sessions.appendAndRead(sessionId, [userMessage], { limit, lease }));
     } else {
-      await sessions.append(sessionId, [userMessage], { lease });
-      messages = await sessions.read(sessionId, { limit });
+      yield* settled(sessions.append(sessionId, [userMessage], { lease }));
+      messages = yield* settled(sessions.read(sessionId, { limit }));
     }
     if (messages[messages.length - 1]?.id !== userMessage.id) messages.push(userMessage);
     return messages;
   }
 
-  async #loop(turn: {
+  *#loop(turn: {
     sessionId: string;
     turnId: string;
     messages: MessageItem[];
@@ -282,8 +311,8 @@ export class TurnEngine {
     steps: RouteStep[];
     emit: ((event: TurnEvent) => void) | undefined;
     lease: SessionLease;
-  }): Promise<{ reply: string; status: TurnStatus; error?: Error; toolCallId: string }> {
-    const { orchestrator, agents, sessions } = this.#parts;
+  }): Steps<Outcome> {
+    const { orchestrator, agents } = this.#parts;
     const { maxHops, failureMessage, agentTimeoutMs } = this.#options;
     const { sessionId, turnId, messages, turnStart, steps, emit } = turn;
 
@@ -311,7 +340,7 @@ export class TurnEngine {
           decisionContext === turn.turnContext
             ? orchestrator.decide(conversation)
             : otelContext.with(decisionContext, () => orchestrator.decide(conversation));
-        decision = validateDecision(await pending, conversation.agents);
+        decision = validateDecision(yield* settled(pending), conversation.agents);
       } catch (error) {
         // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
         decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
@@ -346,8 +375,15 @@ export class TurnEngine {
           emit,
         });
       };
-      const results = calls.length === 1 ? [await run(first)] : await Promise.all(calls.map(run));
-      await sessions.append(sessionId, results, { lease: turn.lease });
+      let results: ToolMessage[];
+      if (calls.length === 1) results = [yield* settled(run(first))];
+      else {
+        const running = calls.map(run);
+        results = running.some(isPromiseLike)
+          ? yield* settled(Promise.all(running))
+          : (running as ToolMessage[]);
+      }
+      yield* settled(this.#append(sessionId, results, { lease: turn.lease }));
       for (const result of results) messages.push(result);
       lastResults = results;
     }

@@ -11,7 +11,7 @@ import type { TurnResult } from '../engine/turn-engine.js';
  */
 export async function streamTurn(
   c: Context,
-  run: (onEvent: (event: TurnEvent) => void) => Promise<TurnResult>,
+  run: (onEvent: (event: TurnEvent) => void) => TurnResult | Promise<TurnResult>,
 ): Promise<Response> {
   const queue: TurnEvent[] = [];
   let wake: (() => void) | undefined;
@@ -26,7 +26,8 @@ export async function streamTurn(
     started();
     wake?.();
   };
-  const done = run(onEvent);
+  // A turn that throws at once fails before the stream starts, as one rejecting before its first event does.
+  const done = Promise.resolve(run(onEvent));
   await Promise.race([startedPromise, done]);
 
   return streamSSE(c, async (stream) => {

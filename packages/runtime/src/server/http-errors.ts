@@ -63,9 +63,8 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: stri
   throw new ValidationError({ message: `Invalid ${what}`, issues });
 }
 
-/** Reads a JSON body, turning bad JSON into a `ValidationError` instead of a 500. */
-export async function readJsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+/** Parses a JSON body, turning bad JSON into a `ValidationError` instead of a 500. */
+export function parseJsonBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {

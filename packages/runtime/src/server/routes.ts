@@ -2,10 +2,11 @@ import { type AgentMeta, createId, createSecretId, NotFoundError } from '@switch
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { TurnEvent } from '../engine/events.js';
+import { isPromiseLike } from '../engine/steps.js';
 import type { TurnRequest, TurnResult } from '../engine/turn-engine.js';
 import type { SessionStore } from '../stores/session-store.js';
 import { streamTurn } from './event-stream.js';
-import { errorResponse, handleError, parseOrThrow, readJsonBody } from './http-errors.js';
+import { errorResponse, handleError, parseJsonBody, parseOrThrow } from './http-errors.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { chatRequestSchema, SessionIdSchema } from './schemas.js';
 
@@ -14,7 +15,8 @@ export interface ServerBackend {
   name: string;
   agents: readonly AgentMeta[];
   sessions: SessionStore;
-  chat(request: TurnRequest): Promise<TurnResult>;
+  /** Runs a turn: its result at once when no step had to wait. */
+  chat(request: TurnRequest): TurnResult | Promise<TurnResult>;
   deleteSession(sessionId: string): Promise<boolean>;
   /** Throws when the app cannot serve (a store is down, the app is closing). */
   checkReady(): Promise<void>;
@@ -74,7 +76,7 @@ export function createRoutes(
     },
     async (c) => {
       if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
-      const body = parseOrThrow(ChatRequest, await readJsonBody(c), 'chat request');
+      const body = parseOrThrow(ChatRequest, parseJsonBody(await c.req.text()), 'chat request');
       const request: TurnRequest = {
         sessionId: body.sessionId ?? createSecretId('ses'),
         message: body.message,
@@ -83,7 +85,10 @@ export function createRoutes(
         requestId: c.req.header('x-request-id') ?? createId('req'),
       };
       const wantsStream = body.stream ?? (c.req.header('accept') ?? '').includes('text/event-stream');
-      if (!wantsStream) return c.json(await backend.chat(request));
+      if (!wantsStream) {
+        const result = backend.chat(request);
+        return c.json(isPromiseLike(result) ? await result : result);
+      }
       return streamTurn(c, (onEvent: (event: TurnEvent) => void) => backend.chat({ ...request, onEvent }));
     },
   );

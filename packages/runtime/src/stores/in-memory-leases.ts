@@ -1,20 +1,39 @@
 import { createId, SessionBusyError, StoreUnavailableError } from '@switchboard/core';
 import type { LeaseOptions, SessionLease } from './session-store.js';
 
-interface Holder {
-  token: string;
-  ttlMs: number;
+/** A lease given out by {@link InMemoryLeases}; it is also the holder record of its session. */
+class InMemoryLease implements SessionLease {
+  readonly sessionId: string;
+  readonly token: string;
+  readonly ttlMs: number;
   expiresAt: number;
+  readonly #leases: InMemoryLeases;
+
+  constructor(leases: InMemoryLeases, sessionId: string, ttlMs: number) {
+    this.#leases = leases;
+    this.sessionId = sessionId;
+    this.token = createId('lease');
+    this.ttlMs = ttlMs;
+    this.expiresAt = Date.now() + ttlMs;
+  }
+
+  async renew(): Promise<boolean> {
+    return this.#leases.renew(this);
+  }
+
+  async release(): Promise<void> {
+    this.#leases.release(this);
+  }
 }
 
 interface Waiter {
   ttlMs: number;
-  grant(holder: Holder): void;
+  grant(holder: InMemoryLease): void;
   fail(error: unknown): void;
 }
 
 interface LeaseState {
-  holder?: Holder;
+  holder?: InMemoryLease;
   waiters: Waiter[];
   /** Fires when the holder's lease expires while others wait, so they can take over. */
   expiryTimer?: ReturnType<typeof setTimeout>;
@@ -39,9 +58,8 @@ export class InMemoryLeases {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const state = this.#state(sessionId);
     this.#passOnIfExpired(sessionId, state);
-    if (!state.holder && state.waiters.length === 0) {
-      return Promise.resolve(this.#lease(sessionId, this.#hold(state, ttlMs)));
-    }
+    if (!state.holder && state.waiters.length === 0)
+      return Promise.resolve(this.#hold(sessionId, state, ttlMs));
     return new Promise<SessionLease>((resolve, reject) => {
       const startedAt = Date.now();
       const settle = () => {
@@ -55,7 +73,7 @@ export class InMemoryLeases {
         ttlMs,
         grant: (holder) => {
           settle();
-          resolve(this.#lease(sessionId, holder));
+          resolve(holder);
         },
         fail: (error) => {
           settle();
@@ -72,6 +90,32 @@ export class InMemoryLeases {
       state.waiters.push(waiter);
       this.#schedule(sessionId, state);
     });
+  }
+
+  /** The session's lease at once when nobody holds it or waits for it, otherwise undefined. */
+  tryAcquire(sessionId: string, ttlMs: number): SessionLease | undefined {
+    const state = this.#states.get(sessionId);
+    if (state === undefined) return this.#hold(sessionId, this.#state(sessionId), ttlMs);
+    this.#passOnIfExpired(sessionId, state);
+    return state.holder || state.waiters.length > 0 ? undefined : this.#hold(sessionId, state, ttlMs);
+  }
+
+  /** Extends `lease` by its ttl; false when it was released or expired and taken over. */
+  renew(lease: SessionLease): boolean {
+    const state = this.#states.get(lease.sessionId);
+    // An expired lease nobody has taken is still ours: renewing it is safe.
+    if (state?.holder !== lease) return false;
+    state.holder.expiresAt = Date.now() + state.holder.ttlMs;
+    this.#schedule(lease.sessionId, state);
+    return true;
+  }
+
+  /** Releases `lease` if it still holds its session, passing the session to the next waiter. Idempotent. */
+  release(lease: SessionLease): void {
+    const state = this.#states.get(lease.sessionId);
+    if (state?.holder !== lease) return;
+    this.#passOn(lease.sessionId, state);
+    this.#schedule(lease.sessionId, state);
   }
 
   /**
@@ -107,8 +151,8 @@ export class InMemoryLeases {
     return state;
   }
 
-  #hold(state: LeaseState, ttlMs: number): Holder {
-    const holder = { token: createId('lease'), ttlMs, expiresAt: Date.now() + ttlMs };
+  #hold(sessionId: string, state: LeaseState, ttlMs: number): InMemoryLease {
+    const holder = new InMemoryLease(this, sessionId, ttlMs);
     state.holder = holder;
     return holder;
   }
@@ -117,7 +161,7 @@ export class InMemoryLeases {
   #passOn(sessionId: string, state: LeaseState): void {
     state.holder = undefined;
     const next = state.waiters[0];
-    if (next) next.grant(this.#hold(state, next.ttlMs));
+    if (next) next.grant(this.#hold(sessionId, state, next.ttlMs));
     else this.#forgetIfIdle(sessionId, state);
   }
 
@@ -146,27 +190,5 @@ export class InMemoryLeases {
       clearTimeout(state.expiryTimer);
       this.#states.delete(sessionId);
     }
-  }
-
-  #lease(sessionId: string, holder: Holder): SessionLease {
-    const owns = () => this.#states.get(sessionId)?.holder === holder;
-    return {
-      sessionId,
-      token: holder.token,
-      renew: async () => {
-        // An expired lease nobody has taken is still ours: renewing it is safe.
-        if (!owns()) return false;
-        holder.expiresAt = Date.now() + holder.ttlMs;
-        const state = this.#states.get(sessionId);
-        if (state) this.#schedule(sessionId, state);
-        return true;
-      },
-      release: async () => {
-        const state = this.#states.get(sessionId);
-        if (!state || state.holder !== holder) return;
-        this.#passOn(sessionId, state);
-        this.#schedule(sessionId, state);
-      },
-    };
   }
 }

@@ -1,7 +1,14 @@
 import { ConfigurationError, type MessageItem, SessionBusyError } from '@switchboard/core';
 import { freezeMessage } from './freeze.js';
 import { InMemoryLeases } from './in-memory-leases.js';
-import type { AppendOptions, LeaseOptions, SessionLease, SessionStore, TurnRecord } from './session-store.js';
+import type {
+  AppendOptions,
+  LeaseOptions,
+  SessionLease,
+  SessionStore,
+  SynchronousSessionAccess,
+  TurnRecord,
+} from './session-store.js';
 
 /** Options of {@link InMemorySessionStore}. */
 export interface InMemorySessionStoreOptions {
@@ -46,6 +53,33 @@ export class InMemorySessionStore implements SessionStore {
   readonly #idleTtlMs: number;
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
 
+  readonly #synchronous: SynchronousSessionAccess = {
+    append: (sessionId, messages, { turn, lease } = {}) => {
+      this.#checkLease(sessionId, lease);
+      this.#write(sessionId, messages, turn);
+    },
+    appendAndRead: (sessionId, messages, { limit, lease }) => {
+      this.#checkLease(sessionId, lease);
+      return this.#tail(this.#write(sessionId, messages).messages, limit);
+    },
+    tryAcquireLease: (sessionId, { ttlMs }) => this.#leases.tryAcquire(sessionId, ttlMs),
+    release: (lease) => this.#leases.release(lease),
+  };
+
+  /**
+   * The turn path without promises: everything here is in memory, so nothing
+   * needs to wait. Undefined in a subclass that overrides `append`,
+   * `appendAndRead` or `acquireLease`, so that turns go through the override.
+   */
+  get synchronous(): SynchronousSessionAccess | undefined {
+    const base = InMemorySessionStore.prototype;
+    return this.append === base.append &&
+      this.appendAndRead === base.appendAndRead &&
+      this.acquireLease === base.acquireLease
+      ? this.#synchronous
+      : undefined;
+  }
+
   constructor({ idleTtlSeconds = 86_400 }: InMemorySessionStoreOptions = {}) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
       throw new ConfigurationError({
@@ -58,13 +92,8 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   /** Appends messages (and a turn record) in order; refreshes the session's idle expiry. */
-  async append(
-    sessionId: string,
-    messages: readonly MessageItem[],
-    { turn, lease }: AppendOptions = {},
-  ): Promise<void> {
-    this.#checkLease(sessionId, lease);
-    this.#write(sessionId, messages, turn);
+  async append(sessionId: string, messages: readonly MessageItem[], options?: AppendOptions): Promise<void> {
+    this.#synchronous.append(sessionId, messages, options);
   }
 
   /** The last `limit` messages (all when omitted), oldest first. */
@@ -78,8 +107,7 @@ export class InMemorySessionStore implements SessionStore {
     messages: readonly MessageItem[],
     { limit, lease }: { limit: number; lease?: SessionLease },
   ): Promise<MessageItem[]> {
-    this.#checkLease(sessionId, lease);
-    return this.#tail(this.#write(sessionId, messages).messages, limit);
+    return this.#synchronous.appendAndRead(sessionId, messages, { limit, lease });
   }
 
   /** The session's turn records, oldest first. */

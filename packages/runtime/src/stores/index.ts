@@ -9,11 +9,13 @@ export { type BindMemoryOptions, bindMemory, type MemoryOwner, memoryNamespace }
 export { canTouch, type MemoryStore, type MemoryWriteOptions } from './memory-store.js';
 export {
   type AppendOptions,
+  canAnswerSynchronously,
   canAppendAndRead,
   type LeaseOptions,
   type RouteStep,
   type SessionLease,
   type SessionStore,
+  type SynchronousSessionAccess,
   type TurnRecord,
   type TurnStatus,
 } from './session-store.js';

@@ -102,6 +102,36 @@ export interface SessionStore {
   ping?(): Promise<void>;
   /** Optional: releases connections and timers. */
   close?(): Promise<void>;
+  /**
+   * Optional, for stores whose backend answers without waiting (process
+   * memory, an embedded synchronous database): the turn path's operations
+   * without a promise. A turn through such a store, with an orchestrator and
+   * agents that answer synchronously, runs start to end without yielding to
+   * the event loop. Use {@link canAnswerSynchronously} to check.
+   */
+  readonly synchronous?: SynchronousSessionAccess;
+}
+
+/**
+ * The synchronous operations of {@link SessionStore.synchronous}. Each
+ * behaves as its asynchronous namesake, throwing where that one rejects.
+ */
+export interface SynchronousSessionAccess {
+  /** As {@link SessionStore.append}. */
+  append(sessionId: string, messages: readonly MessageItem[], options?: AppendOptions): void;
+  /** As {@link SessionStore.appendAndRead}. */
+  appendAndRead(
+    sessionId: string,
+    messages: readonly MessageItem[],
+    options: { limit: number; lease?: SessionLease },
+  ): MessageItem[];
+  /**
+   * The session's lease when nobody holds it or waits for it, otherwise
+   * undefined: the caller then waits with {@link SessionStore.acquireLease}.
+   */
+  tryAcquireLease(sessionId: string, options: { ttlMs: number }): SessionLease | undefined;
+  /** As {@link SessionLease.release}, for a lease this store gave out. */
+  release(lease: SessionLease): void;
 }
 
 /** True when the store supports {@link SessionStore.appendAndRead}. */
@@ -109,4 +139,11 @@ export function canAppendAndRead(
   store: SessionStore,
 ): store is SessionStore & Required<Pick<SessionStore, 'appendAndRead'>> {
   return typeof store.appendAndRead === 'function';
+}
+
+/** True when the store offers {@link SessionStore.synchronous}. */
+export function canAnswerSynchronously(
+  store: SessionStore,
+): store is SessionStore & { readonly synchronous: SynchronousSessionAccess } {
+  return typeof store.synchronous === 'object' && store.synchronous !== null;
 }
