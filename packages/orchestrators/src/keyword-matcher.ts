@@ -129,8 +129,9 @@ export class KeywordMatcher {
   score(text: string, candidates?: ReadonlySet<string>): MatchScore[] {
     const textWords = words(text);
     const textStems = textWords.map(stem);
-    // Per target, the distinct keywords found and their best score: a repeated keyword counts once.
-    let hits: Map<number, Map<CompiledKeyword, number>> | undefined;
+    // The distinct keywords found and their best weights: a repeated keyword counts once.
+    const found: CompiledKeyword[] = [];
+    const weights: number[] = [];
     for (let start = 0; start < textStems.length; start++) {
       const entries = this.#byFirstStem.get(textStems[start]!);
       if (entries === undefined) continue;
@@ -138,29 +139,30 @@ export class KeywordMatcher {
         if (!matchesAt(entry.stems, textStems, start)) continue;
         const exact = matchesAt(entry.words, textWords, start);
         const weight = entry.words.length * this.#wordWeight * (exact ? 1 : this.#inflectionWeight);
-        hits ??= new Map();
-        let found = hits.get(entry.target);
-        if (found === undefined) {
-          found = new Map();
-          hits.set(entry.target, found);
-        }
-        found.set(entry, Math.max(weight, found.get(entry) ?? 0));
+        const index = found.indexOf(entry);
+        if (index < 0) {
+          found.push(entry);
+          weights.push(weight);
+        } else if (weight > weights[index]!) weights[index] = weight;
       }
+    }
+    // Matches are reported per target in configuration order.
+    const order = found.map((_, index) => index);
+    if (order.length > 1) {
+      order.sort((a, b) => found[a]!.target - found[b]!.target || found[a]!.position - found[b]!.position);
     }
 
     const scores: MatchScore[] = [];
+    let next = 0;
     for (let index = 0; index < this.#targets.length; index++) {
       const target = this.#targets[index]!;
-      if (candidates && !candidates.has(target.name)) continue;
-      const found = hits?.get(index);
       const matched: string[] = [];
       let score = 0;
-      if (found !== undefined) {
-        for (const [entry, weight] of [...found].sort(([a], [b]) => a.position - b.position)) {
-          matched.push(entry.keyword);
-          score += weight;
-        }
+      for (; next < order.length && found[order[next]!]!.target === index; next++) {
+        matched.push(found[order[next]!]!.keyword);
+        score += weights[order[next]!]!;
       }
+      if (candidates && !candidates.has(target.name)) continue;
       for (const pattern of target.patterns) {
         if (!pattern.test(text)) continue;
         matched.push(String(pattern));

@@ -92,7 +92,9 @@ export class KeywordOrchestrator extends RoutingOrchestrator {
 
   /** The agents whose keywords match `text`, best first (ties in declared order). */
   score(text: string, candidates?: readonly AgentMeta[]): MatchScore[] {
-    return this.#matcher.score(text, candidates && new Set(candidates.map((agent) => agent.name)));
+    // The engine passes this.agents itself unless a turn narrows the candidates: no set to build then.
+    const narrowed = candidates && candidates !== this.agents;
+    return this.#matcher.score(text, narrowed ? new Set(candidates.map((agent) => agent.name)) : undefined);
   }
 
   protected selectAgent(conversation: Conversation): Decision | Promise<Decision> {

@@ -1,4 +1,4 @@
-import { type Context, context as otelContext } from '@opentelemetry/api';
+import { type Context, context as otelContext, type Span } from '@opentelemetry/api';
 import {
   AgentError,
   AgentTimeoutError,
@@ -100,42 +100,53 @@ interface CallOutcome {
   failure?: AgentError;
 }
 
-/**
- * Runs one agent for one call with its timeout and abort signal, streaming
- * its chunks as `agent-delta` events. Never throws: a failure or a timeout
- * becomes a `tool` message with `status: 'error'` that the orchestrator sees.
- * An agent that answers synchronously is answered synchronously: no timer,
- * promise or abort signal is created for it.
- */
-export function runAgentCall({
-  agent,
-  call,
-  conversation,
-  request,
-  parent,
-  timeoutMs,
-  turnSignal,
-  emit,
-}: AgentCallContext): ToolMessage | Promise<ToolMessage> {
-  const messageId = createId('msg');
-  const startedAt = performance.now();
-  const base = emit && {
-    sessionId: conversation.sessionId,
-    turnId: conversation.turnId,
-    messageId,
-    toolCallId: call.id,
-    agent: agent.name,
-  };
-  const span = startAgentSpan(parent, { agent: agent.name, toolCallId: call.id, message: call.message });
-  const abort = new AgentAbort();
-  if (base) emit({ type: 'agent-start', ...base, message: call.message });
+/** What the agent sees of its call; the abort signal is made only when the agent reads it. */
+class CallContext implements AgentContext {
+  readonly toolCall: ToolCall;
+  readonly conversation: Conversation;
+  readonly request: RequestContext;
+  readonly #abort: AgentAbort;
 
-  const finish = ({ content, metadata, failure }: CallOutcome): ToolMessage => {
+  constructor(call: ToolCall, conversation: Conversation, request: RequestContext, abort: AgentAbort) {
+    this.toolCall = call;
+    this.conversation = conversation;
+    this.request = request;
+    this.#abort = abort;
+  }
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+}
+
+/** One running call: what it needs to become a `tool` message once it has ended. */
+class RunningCall {
+  readonly messageId = createId('msg');
+  readonly abort = new AgentAbort();
+  readonly options: AgentCallContext;
+  readonly span: Span;
+  readonly base: AgentEventBase | undefined;
+
+  constructor(options: AgentCallContext) {
+    const { agent, call, conversation, emit, parent } = options;
+    this.options = options;
+    this.span = startAgentSpan(parent, { agent: agent.name, toolCallId: call.id, message: call.message });
+    this.base = emit && {
+      sessionId: conversation.sessionId,
+      turnId: conversation.turnId,
+      messageId: this.messageId,
+      toolCallId: call.id,
+      agent: agent.name,
+    };
+  }
+
+  finish({ content, metadata, failure }: CallOutcome): ToolMessage {
+    const { agent, call, emit } = this.options;
     const status = failure ? 'error' : 'ok';
-    endAgentSpan(span, { status, content, error: failure });
-    if (base) emit({ type: 'agent-end', ...base, status, content, endOfMessage: true });
+    endAgentSpan(this.span, { status, content, error: failure });
+    if (this.base) emit?.({ type: 'agent-end', ...this.base, status, content, endOfMessage: true });
     const message: ToolMessage = {
-      id: messageId,
+      id: this.messageId,
       role: 'tool',
       name: agent.name,
       toolCallId: call.id,
@@ -146,53 +157,80 @@ export function runAgentCall({
     const stored = failure ? { ...metadata, errorCode: failure.code } : metadata;
     if (stored) message.metadata = stored;
     return message;
-  };
-  const fail = (error: unknown): ToolMessage => {
-    const failure = toAgentError(agent.name, error);
-    return finish({ content: failure.message, failure });
-  };
+  }
 
-  const context: AgentContext = {
-    get signal() {
-      return abort.signal;
-    },
-    toolCall: call,
-    conversation,
-    request,
-  };
-  const agentContext = withSpan(parent, span);
+  fail(error: unknown): ToolMessage {
+    const failure = toAgentError(this.options.agent.name, error);
+    return this.finish({ content: failure.message, failure });
+  }
+}
+
+type AgentEventBase = {
+  sessionId: string;
+  turnId: string;
+  messageId: string;
+  toolCallId: string;
+  agent: string;
+};
+
+function runAgent(
+  agent: Agent,
+  message: string,
+  context: AgentContext,
+): AgentReply | PromiseLike<AgentReply> {
+  return agent.run(message, context);
+}
+
+/**
+ * Runs one agent for one call with its timeout and abort signal, streaming
+ * its chunks as `agent-delta` events. Never throws: a failure or a timeout
+ * becomes a `tool` message with `status: 'error'` that the orchestrator sees.
+ * An agent that answers synchronously is answered synchronously: no timer,
+ * promise or abort signal is created for it.
+ */
+export function runAgentCall(options: AgentCallContext): ToolMessage | Promise<ToolMessage> {
+  const { agent, call, conversation, request, parent, timeoutMs, turnSignal, emit } = options;
+  const startedAt = performance.now();
+  const running = new RunningCall(options);
+  const { base, abort } = running;
+  if (base) emit?.({ type: 'agent-start', ...base, message: call.message });
+
+  const context = new CallContext(call, conversation, request, abort);
+  const agentContext = withSpan(parent, running.span);
   let reply: AgentReply | PromiseLike<AgentReply>;
   try {
-    reply = otelContext.with(agentContext, () => agent.run(call.message, context));
+    reply =
+      agentContext === parent
+        ? agent.run(call.message, context)
+        : otelContext.with(agentContext, runAgent, undefined, agent, call.message, context);
   } catch (error) {
-    return fail(error);
+    return running.fail(error);
   }
-  if (typeof reply === 'string') return finish({ content: reply });
+  if (typeof reply === 'string') return running.finish({ content: reply });
 
   // The timeout counts from the start of the call, including any synchronous work run() did.
   const timer = setTimeout(
     () => abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
     Math.max(0, timeoutMs - (performance.now() - startedAt)),
   );
-  const onDelta = base && ((delta: string) => emit({ type: 'agent-delta', ...base, delta }));
+  const onDelta = base && ((delta: string) => emit?.({ type: 'agent-delta', ...base, delta }));
   const pending = reply;
   const settled = otelContext.with(agentContext, () => settle(pending, abort, turnSignal, onDelta));
-  return finishWhenSettled(settled, timer, finish, fail);
+  return finishWhenSettled(settled, timer, running);
 }
 
 async function finishWhenSettled(
   settled: Promise<AgentReplyWithMetadata>,
   timer: ReturnType<typeof setTimeout>,
-  finish: (outcome: CallOutcome) => ToolMessage,
-  fail: (error: unknown) => ToolMessage,
+  running: RunningCall,
 ): Promise<ToolMessage> {
   let outcome: AgentReplyWithMetadata;
   try {
     outcome = await settled;
   } catch (error) {
-    return fail(error);
+    return running.fail(error);
   } finally {
     clearTimeout(timer);
   }
-  return finish(outcome);
+  return running.finish(outcome);
 }

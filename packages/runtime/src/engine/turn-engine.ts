@@ -312,8 +312,8 @@ export class TurnEngine {
     emit: ((event: TurnEvent) => void) | undefined;
     lease: SessionLease;
   }): Steps<Outcome> {
-    const { orchestrator, agents } = this.#parts;
-    const { maxHops, failureMessage, agentTimeoutMs } = this.#options;
+    const { orchestrator } = this.#parts;
+    const { maxHops, failureMessage } = this.#options;
     const { sessionId, turnId, messages, turnStart, steps, emit } = turn;
 
     let lastResults: readonly ToolMessage[] = [];
@@ -339,7 +339,7 @@ export class TurnEngine {
         const pending =
           decisionContext === turn.turnContext
             ? orchestrator.decide(conversation)
-            : otelContext.with(decisionContext, () => orchestrator.decide(conversation));
+            : otelContext.with(decisionContext, orchestrator.decide, orchestrator, conversation);
         decision = validateDecision(yield* settled(pending), conversation.agents);
       } catch (error) {
         // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
@@ -358,31 +358,12 @@ export class TurnEngine {
           toolCallId: `error_${turnId}`,
         };
       }
-      const calls: ToolCall[] = Array.isArray(decision) ? decision : [decision];
-      const first = calls[0]!;
+      const first = Array.isArray(decision) ? decision[0]! : decision;
       if (isRouteToUser(first)) return { reply: first.message, status: 'completed', toolCallId: first.id };
 
-      const run = (call: ToolCall) => {
-        const agent = agents.get(call.toolName)!;
-        return runAgentCall({
-          agent,
-          call,
-          conversation,
-          request: turn.requestContext,
-          parent: decisionContext,
-          timeoutMs: agent.timeoutMs ?? agentTimeoutMs,
-          turnSignal: this.#parts.signal,
-          emit,
-        });
-      };
-      let results: ToolMessage[];
-      if (calls.length === 1) results = [yield* settled(run(first))];
-      else {
-        const running = calls.map(run);
-        results = running.some(isPromiseLike)
-          ? yield* settled(Promise.all(running))
-          : (running as ToolMessage[]);
-      }
+      const results = Array.isArray(decision)
+        ? yield* settled(this.#runCalls(decision, conversation, turn, decisionContext))
+        : [yield* settled(this.#runCall(decision, conversation, turn, decisionContext))];
       yield* settled(this.#append(sessionId, results, { lease: turn.lease }));
       for (const result of results) messages.push(result);
       lastResults = results;
@@ -393,5 +374,36 @@ export class TurnEngine {
       error: new MaxHopsExceededError({ maxHops }),
       toolCallId: `error_${turnId}`,
     };
+  }
+
+  /** Runs one agent call under the decision's span. */
+  #runCall(
+    call: ToolCall,
+    conversation: Conversation,
+    turn: { requestContext: RequestContext; emit: ((event: TurnEvent) => void) | undefined },
+    decisionContext: Context,
+  ): ToolMessage | Promise<ToolMessage> {
+    const agent = this.#parts.agents.get(call.toolName)!;
+    return runAgentCall({
+      agent,
+      call,
+      conversation,
+      request: turn.requestContext,
+      parent: decisionContext,
+      timeoutMs: agent.timeoutMs ?? this.#options.agentTimeoutMs,
+      turnSignal: this.#parts.signal,
+      emit: turn.emit,
+    });
+  }
+
+  /** Runs a fan-out's calls concurrently; their replies come back in call order. */
+  #runCalls(
+    calls: readonly ToolCall[],
+    conversation: Conversation,
+    turn: { requestContext: RequestContext; emit: ((event: TurnEvent) => void) | undefined },
+    decisionContext: Context,
+  ): ToolMessage[] | Promise<ToolMessage[]> {
+    const running = calls.map((call) => this.#runCall(call, conversation, turn, decisionContext));
+    return running.some(isPromiseLike) ? Promise.all(running) : (running as ToolMessage[]);
   }
 }

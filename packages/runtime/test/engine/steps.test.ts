@@ -60,19 +60,21 @@ describe('runSteps', () => {
     let released = false;
     function* steps(): Steps<never> {
       try {
-        throw new Error('bad decision');
+        const decision = yield* settled('not a decision');
+        throw new Error(`bad decision: ${decision}`);
       } finally {
         released = true;
       }
     }
-    expect(() => runSteps(steps())).toThrow('bad decision');
+    expect(() => runSteps(steps())).toThrow('bad decision: not a decision');
     expect(released).toBe(true);
   });
 
   it('treats any thenable as pending, and a thenable whose then throws as a rejection', async () => {
     function* steps(): Steps<string> {
       // biome-ignore lint/suspicious/noThenProperty: a hand-made thenable is the case under test
-      const value = yield* settled<string>({ then: (resolve: (value: string) => void) => resolve('thenable') });
+      const thenable = { then: (resolve: (value: string) => void) => resolve('thenable') };
+      const value = yield* settled(thenable as unknown as PromiseLike<string>);
       try {
         yield* settled({
           // biome-ignore lint/suspicious/noThenProperty: a hand-made thenable is the case under test

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryMemoryStore } from '../../src/stores/in-memory-memory-store.js';
 import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.js';
 import type { AppendOptions, SessionLease, SessionStore } from '../../src/stores/session-store.js';
-import { describeMemoryStoreContract } from './memory-store.contract.js';
 import { createApp, echoAgent } from '../support/app-fixtures.js';
+import { describeMemoryStoreContract } from './memory-store.contract.js';
 import { describeSessionStoreContract } from './session-store.contract.js';
 
 /**
