@@ -1,7 +1,9 @@
 import { type Decision, isErrorMessage, isRouteToUser, SwitchboardError } from '@switchboard/core';
-import { flatString } from '../stores/freeze.js';
 import type { RouteStep } from '../stores/session-store.js';
+import { TextPool } from './text-pool.js';
 import { isoNow } from './timestamp.js';
+
+const stepTexts = new TextPool();
 
 /** The stable code of an error: its `code` for Switchboard errors, `internal_error` otherwise. */
 export function errorCode(error: Error): string {
@@ -32,9 +34,9 @@ export function toRouteStep(
     kind,
     calls: calls.map(({ id, toolName, thought, reason }) => {
       const summary: RouteStep['calls'][number] = { toolCallId: id, agent: toolName };
-      // Flat: steps are kept with the session, and orchestrators build these texts by concatenation.
-      if (thought !== undefined) summary.thought = flatString(thought);
-      if (reason !== undefined) summary.reason = flatString(reason);
+      // Steps are kept with the session, and these texts repeat from turn to turn: shared, not copied.
+      if (thought !== undefined) summary.thought = stepTexts.share(thought);
+      if (reason !== undefined) summary.reason = stepTexts.share(reason);
       return summary;
     }),
     decidedAt,

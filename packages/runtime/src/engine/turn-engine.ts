@@ -134,7 +134,8 @@ export class TurnEngine {
   }
 
   *#turn(request: TurnRequest, requestContext: RequestContext): Steps<TurnResult> {
-    const lease = yield* settled(this.#acquireLease(request.sessionId));
+    const acquiring = this.#acquireLease(request.sessionId);
+    const lease = isPromiseLike(acquiring) ? ((yield acquiring) as SessionLease) : acquiring;
     this.#renewer.add(lease);
     try {
       return yield* this.#runLeased(request, requestContext, lease);
@@ -242,7 +243,8 @@ export class TurnEngine {
     };
     if (outcome.error) answer.metadata = { status: 'error', errorCode: turn.error?.code };
     try {
-      yield* settled(this.#append(sessionId, [answer], { turn, lease }));
+      const appended = this.#append(sessionId, [answer], { turn, lease });
+      if (appended) yield appended;
     } finally {
       endTurnSpan(turnSpan, { output: outcome.reply, error: outcome.error });
     }
@@ -340,7 +342,7 @@ export class TurnEngine {
           decisionContext === turn.turnContext
             ? orchestrator.decide(conversation)
             : otelContext.with(decisionContext, orchestrator.decide, orchestrator, conversation);
-        decision = validateDecision(yield* settled(pending), conversation.agents);
+        decision = validateDecision(isPromiseLike(pending) ? yield pending : pending, conversation.agents);
       } catch (error) {
         // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
         decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
@@ -361,10 +363,16 @@ export class TurnEngine {
       const first = Array.isArray(decision) ? decision[0]! : decision;
       if (isRouteToUser(first)) return { reply: first.message, status: 'completed', toolCallId: first.id };
 
-      const results = Array.isArray(decision)
-        ? yield* settled(this.#runCalls(decision, conversation, turn, decisionContext))
-        : [yield* settled(this.#runCall(decision, conversation, turn, decisionContext))];
-      yield* settled(this.#append(sessionId, results, { lease: turn.lease }));
+      let results: ToolMessage[];
+      if (Array.isArray(decision)) {
+        const running = this.#runCalls(decision, conversation, turn, decisionContext);
+        results = isPromiseLike(running) ? ((yield running) as ToolMessage[]) : running;
+      } else {
+        const running = this.#runCall(decision, conversation, turn, decisionContext);
+        results = [isPromiseLike(running) ? ((yield running) as ToolMessage) : running];
+      }
+      const appended = this.#append(sessionId, results, { lease: turn.lease });
+      if (appended) yield appended;
       for (const result of results) messages.push(result);
       lastResults = results;
     }

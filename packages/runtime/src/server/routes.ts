@@ -1,5 +1,5 @@
 import { type AgentMeta, createId, createSecretId, NotFoundError } from '@switchboard/core';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { TurnEvent } from '../engine/events.js';
 import { isPromiseLike } from '../engine/steps.js';
@@ -63,35 +63,38 @@ export function createRoutes(
     maxSize: maxBodyBytes,
     onError: (c) => errorResponse(c, 413, 'payload_too_large', `Request body exceeds ${maxBodyBytes} bytes`),
   });
-  app.post(
-    '/v1/chat',
-    // A declared Content-Length is checked directly; Hono's streaming limiter is kept for bodies without one.
-    (c, next) => {
-      const declared = c.req.header('content-length');
-      if (declared === undefined) return limitBody(c, next);
-      if (Number(declared) > maxBodyBytes) {
-        return errorResponse(c, 413, 'payload_too_large', `Request body exceeds ${maxBodyBytes} bytes`);
-      }
-      return next();
-    },
-    async (c) => {
-      if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
-      const body = parseOrThrow(ChatRequest, parseJsonBody(await c.req.text()), 'chat request');
-      const request: TurnRequest = {
-        sessionId: body.sessionId ?? createSecretId('ses'),
-        message: body.message,
-        userId: body.userId,
-        metadata: body.metadata,
-        requestId: c.req.header('x-request-id') ?? createId('req'),
-      };
-      const wantsStream = body.stream ?? (c.req.header('accept') ?? '').includes('text/event-stream');
-      if (!wantsStream) {
-        const result = backend.chat(request);
-        return c.json(isPromiseLike(result) ? await result : result);
-      }
-      return streamTurn(c, (onEvent: (event: TurnEvent) => void) => backend.chat({ ...request, onEvent }));
-    },
-  );
+  const chat = async (c: Context): Promise<Response> => {
+    if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
+    const body = parseOrThrow(ChatRequest, parseJsonBody(await c.req.text()), 'chat request');
+    const request: TurnRequest = {
+      sessionId: body.sessionId ?? createSecretId('ses'),
+      message: body.message,
+      userId: body.userId,
+      metadata: body.metadata,
+      requestId: c.req.header('x-request-id') ?? createId('req'),
+    };
+    const wantsStream = body.stream ?? (c.req.header('accept') ?? '').includes('text/event-stream');
+    if (!wantsStream) {
+      const result = backend.chat(request);
+      return c.json(isPromiseLike(result) ? await result : result);
+    }
+    return streamTurn(c, (onEvent: (event: TurnEvent) => void) => backend.chat({ ...request, onEvent }));
+  };
+  // One handler, not a middleware chain: Hono runs a route with a single handler without composing.
+  app.post('/v1/chat', async (c) => {
+    const declared = c.req.header('content-length');
+    if (declared === undefined) {
+      // No declared length (a chunked body): Hono's streaming limiter counts the bytes as they arrive.
+      const tooLarge = await limitBody(c, async () => {
+        c.res = await chat(c);
+      });
+      return tooLarge ?? c.res;
+    }
+    if (Number(declared) > maxBodyBytes) {
+      return errorResponse(c, 413, 'payload_too_large', `Request body exceeds ${maxBodyBytes} bytes`);
+    }
+    return chat(c);
+  });
 
   app.get('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
