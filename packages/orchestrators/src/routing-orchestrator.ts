@@ -25,6 +25,8 @@ import {
  * ```
  */
 export abstract class RoutingOrchestrator extends AbstractOrchestrator {
+  readonly #textsByAgent = new Map<string, { answered: string; failed: string; thought: string }>();
+
   /** Routes the user's message, or answers with the agents' replies when there are some. */
   protected handleMessage(conversation: Conversation): Decision | Promise<Decision> {
     const results = latestToolResults(conversation);
@@ -47,9 +49,10 @@ export abstract class RoutingOrchestrator extends AbstractOrchestrator {
   ): Decision | Promise<Decision> {
     const [only] = results;
     if (results.length === 1 && only) {
+      const texts = this.#answerTexts(only.name);
       return routeToUser(this.#replyText(only), {
-        reason: only.status === 'error' ? `agent failed: ${only.name}` : `answered by ${only.name}`,
-        thought: `Returning the reply of ${only.name} to the user`,
+        reason: only.status === 'error' ? texts.failed : texts.answered,
+        thought: texts.thought,
       });
     }
     const answer = results.map((result) => this.#replyText(result)).join('\n\n');
@@ -64,6 +67,21 @@ export abstract class RoutingOrchestrator extends AbstractOrchestrator {
   /** What the user sees when an agent failed or timed out. Its error detail stays in the trace. */
   protected agentFailureMessage(result: ToolMessage): string {
     return `Sorry, the ${result.name} agent ran into a problem and could not answer. Please try again in a moment.`;
+  }
+
+  /** The texts of a single agent's answer, built once per agent rather than on every turn. */
+  #answerTexts(agent: string): { answered: string; failed: string; thought: string } {
+    let texts = this.#textsByAgent.get(agent);
+    if (texts === undefined) {
+      texts = {
+        answered: `answered by ${agent}`,
+        failed: `agent failed: ${agent}`,
+        thought: `Returning the reply of ${agent} to the user`,
+      };
+      // Agent names come from this orchestrator's own list, so the map stays that small.
+      if (this.agents.some((meta) => meta.name === agent)) this.#textsByAgent.set(agent, texts);
+    }
+    return texts;
   }
 
   #replyText(result: ToolMessage): string {
