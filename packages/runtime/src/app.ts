@@ -11,8 +11,8 @@ import {
 import type { Hono } from 'hono';
 import { type Agent, agentMeta } from './agents/agent.js';
 import type { TurnEvent } from './engine/events.js';
-import { isPromiseLike } from './engine/steps.js';
 import { TurnEngine, type TurnOptions, type TurnRequest, type TurnResult } from './engine/turn-engine.js';
+import { isPromiseLike } from './promise-like.js';
 import { createRoutes, type ServerLimits } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
 import { InMemorySessionStore } from './stores/in-memory-session-store.js';

@@ -9,6 +9,7 @@ import {
   type ToolMessage,
 } from '@switchboard/core';
 import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
+import { isPromiseLike } from '../promise-like.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
 import type { TurnEvent } from './events.js';
@@ -30,10 +31,6 @@ export interface AgentCallContext {
   emit: ((event: TurnEvent) => void) | undefined;
 }
 
-function isThenable(value: unknown): value is PromiseLike<AgentReply> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
-
 function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
@@ -50,7 +47,7 @@ async function settle(
 ): Promise<AgentReplyWithMetadata> {
   const unfollow = abort.follow(turnSignal);
   try {
-    const settled = isThenable(reply) ? await abort.race(reply) : reply;
+    const settled = isPromiseLike<AgentReply>(reply) ? await abort.race(reply) : reply;
     if (typeof settled === 'string') return { content: settled };
     return await collect(settled, abort, onDelta);
   } finally {

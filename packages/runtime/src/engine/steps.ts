@@ -1,3 +1,5 @@
+import { isPromiseLike } from '../promise-like.js';
+
 /**
  * A turn written as a generator of steps: each `yield` hands over a value
  * that may still be pending. The driver resumes at once with a value that is
@@ -8,11 +10,6 @@
  * function would be.
  */
 export type Steps<T> = Generator<unknown, T, unknown>;
-
-/** True for a promise or any other thenable. */
-export function isPromiseLike<T>(value: unknown): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
-}
 
 /** Inside {@link Steps}: the value of `value`, waiting for it only when it is pending. */
 export function* settled<T>(value: T | PromiseLike<T>): Steps<T> {

@@ -17,6 +17,7 @@ import {
   validateDecision,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
+import { isPromiseLike } from '../promise-like.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import {
@@ -46,7 +47,7 @@ export type { TurnOptions, TurnRequest, TurnResult } from './turn-types.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { MemoryRenewal } from './memory-renewal.js';
 import { errorCode, toRouteStep } from './route-step.js';
-import { isPromiseLike, runSteps, type Steps, settled } from './steps.js';
+import { runSteps, type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
 

@@ -2,8 +2,8 @@ import { type AgentMeta, createId, createSecretId, NotFoundError } from '@switch
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { TurnEvent } from '../engine/events.js';
-import { isPromiseLike } from '../engine/steps.js';
 import type { TurnRequest, TurnResult } from '../engine/turn-engine.js';
+import { isPromiseLike } from '../promise-like.js';
 import type { SessionStore } from '../stores/session-store.js';
 import { streamTurn } from './event-stream.js';
 import { errorResponse, handleError, parseJsonBody, parseOrThrow } from './http-errors.js';

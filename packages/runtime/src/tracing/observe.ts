@@ -1,4 +1,5 @@
 import { context, isSpanContextValid, type Span, trace } from '@opentelemetry/api';
+import { isPromiseLike } from '../promise-like.js';
 import {
   type ObservationType,
   recordError,
@@ -31,14 +32,6 @@ export type ObserveMethodDecorator = <This, Args extends unknown[], Return>(
 
 // `never[]` parameters accept every function type, whatever its parameters.
 type AnyFunction = (...args: never[]) => unknown;
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
 
 function isIterator(value: unknown): boolean {
   return (
