@@ -12,9 +12,10 @@ export interface RequestContextInit {
    * Aborted when the turn is abandoned: the server is shutting down and its
    * grace period for running turns is over. A client that disconnects does
    * not stop the turn (its messages are still stored); an agent's own
-   * `context.signal` also fires on the agent's timeout.
+   * `context.signal` also fires on the agent's timeout. A function is called
+   * the first time the signal is read, so a signal nobody reads costs nothing.
    */
-  signal: AbortSignal;
+  signal: AbortSignal | (() => AbortSignal);
   /** Returns the memory of a scope; called lazily by {@link RequestContext.getMemory}. */
   memory: (scope: MemoryScope) => Memory;
 }
@@ -42,9 +43,8 @@ export class RequestContext {
   readonly requestId: string;
   readonly userId?: string;
   readonly tenantId?: string;
-  /** Aborted when the turn is abandoned at server shutdown; see {@link RequestContextInit.signal}. */
-  readonly signal: AbortSignal;
   readonly #memory: (scope: MemoryScope) => Memory;
+  #signal: AbortSignal | (() => AbortSignal);
   #memories?: Partial<Record<MemoryScope, Memory>>;
 
   constructor({ sessionId, requestId, userId, tenantId, signal, memory }: RequestContextInit) {
@@ -52,8 +52,18 @@ export class RequestContext {
     this.requestId = requestId;
     this.userId = userId;
     this.tenantId = tenantId;
-    this.signal = signal;
+    this.#signal = signal;
     this.#memory = memory;
+  }
+
+  /**
+   * Aborted when the turn is stopped (a cancel, a newer message with the
+   * `interrupt` policy, a lost lease) or abandoned at server shutdown; see
+   * {@link RequestContextInit.signal}. Pass it to your own I/O.
+   */
+  get signal(): AbortSignal {
+    if (typeof this.#signal === 'function') this.#signal = this.#signal();
+    return this.#signal;
   }
 
   /** The memory of a scope: `session` (default), `user` or `app`. */

@@ -1,4 +1,5 @@
 import type { AgentMeta, MessageItem, ToolMessage, UserMessage } from './messages.js';
+import type { StepRecorder } from './step-notes.js';
 
 /**
  * What an orchestrator sees when it decides the next step of a turn.
@@ -28,6 +29,11 @@ export interface Conversation {
    * trailing `tool` messages.
    */
   readonly lastResults?: readonly ToolMessage[];
+  /**
+   * Records annotations and non-call steps for this decision (see
+   * {@link annotateStep} and {@link recordStep}). The runtime always sets it.
+   */
+  readonly recorder?: StepRecorder;
 }
 
 /** The user message that started the current turn. */

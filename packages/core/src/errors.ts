@@ -185,11 +185,23 @@ export class AgentTimeoutError extends AgentError {
 /** A store (Redis, …) could not be reached or did not answer in time. */
 export class StoreUnavailableError extends SystemError {
   readonly code = 'store_unavailable';
+  /**
+   * `unknown` when a turn had already sent a write that may have been stored
+   * (its reply was lost): retry with the same `Idempotency-Key` to get the
+   * turn's result without running it twice. Undefined when nothing was written.
+   */
+  readonly outcome?: 'unknown';
+  /** The turn that was running, when there was one. */
+  readonly turnId?: string;
   constructor({
     message = 'The session store is unavailable',
     cause,
-  }: { message?: string; cause?: unknown }) {
+    outcome,
+    turnId,
+  }: { message?: string; cause?: unknown; outcome?: 'unknown'; turnId?: string }) {
     super({ message, cause });
+    if (outcome) this.outcome = outcome;
+    if (turnId) this.turnId = turnId;
   }
 }
 
@@ -209,5 +221,79 @@ export class ContextMissingError extends SystemError {
       message:
         'No RequestContext is active: RequestContext.current() can only be called while a request is being handled (inside an orchestrator, an agent or RequestContext.run())',
     });
+  }
+}
+
+/** A new message (or a cancel) reached a session whose turn is waiting for approvals. */
+export class ApprovalPendingError extends UserError {
+  readonly code = 'approval_pending';
+  readonly turnId: string;
+  /** The ids of the approvals to resolve first. */
+  readonly approvalIds: readonly string[];
+  constructor({
+    sessionId,
+    turnId,
+    approvalIds,
+  }: { sessionId: string; turnId: string; approvalIds: readonly string[] }) {
+    super({
+      message: `Session '${sessionId}' is waiting for ${approvalIds.length === 1 ? 'an approval' : `${approvalIds.length} approvals`} (${approvalIds.join(', ')}); approve or reject first`,
+    });
+    this.turnId = turnId;
+    this.approvalIds = approvalIds;
+  }
+}
+
+/** An approval that was already approved, rejected or expired was resolved again. */
+export class ApprovalResolvedError extends UserError {
+  readonly code = 'approval_resolved';
+  readonly status: string;
+  constructor({ approvalId, status }: { approvalId: string; status: string }) {
+    super({ message: `Approval '${approvalId}' was already resolved (${status})` });
+    this.status = status;
+  }
+}
+
+/** An approval was resolved after its expiry: it counts as rejected (reason `expired`) and the turn went on without it. */
+export class ApprovalExpiredError extends UserError {
+  readonly code = 'approval_expired';
+  constructor({ approvalId, expiresAt }: { approvalId: string; expiresAt: string }) {
+    super({
+      message: `Approval '${approvalId}' expired at ${expiresAt}; it counts as rejected and the turn continued without it`,
+    });
+  }
+}
+
+/** A turn that is not running or paused (it has ended) was asked to stop. */
+export class TurnNotActiveError extends UserError {
+  readonly code = 'turn_not_active';
+  constructor({ turnId, status }: { turnId: string; status: string }) {
+    super({ message: `Turn '${turnId}' is not running (it is ${status})` });
+  }
+}
+
+/** Why a running turn was stopped: a cancel request, or a new message with the `interrupt` policy. */
+export class TurnInterruptedError extends SystemError {
+  readonly code = 'turn_interrupted';
+  constructor({ turnId, reason }: { turnId: string; reason: string }) {
+    super({ message: `Turn '${turnId}' was interrupted: ${reason}` });
+  }
+}
+
+/** An `Idempotency-Key` was sent again with a different request. */
+export class IdempotencyKeyReusedError extends UserError {
+  readonly code = 'idempotency_key_reused';
+  constructor() {
+    super({
+      message:
+        'This Idempotency-Key was already used for a different request; use a new key for a new message',
+    });
+  }
+}
+
+/** A turn whose replica stopped mid-turn was closed by the next request (the app's `recovery: 'fail'`). */
+export class TurnAbandonedError extends SystemError {
+  readonly code = 'turn_abandoned';
+  constructor({ turnId }: { turnId: string }) {
+    super({ message: `Turn '${turnId}' stopped with its replica and was closed instead of resumed` });
   }
 }

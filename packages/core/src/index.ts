@@ -9,11 +9,15 @@ export {
 export {
   AgentError,
   AgentTimeoutError,
+  ApprovalExpiredError,
+  ApprovalPendingError,
+  ApprovalResolvedError,
   ConfigurationError,
   ContextMissingError,
   CorruptRecordError,
   describeError,
   type ErrorKind,
+  IdempotencyKeyReusedError,
   InvalidDecisionError,
   MaxHopsExceededError,
   NotFoundError,
@@ -24,6 +28,9 @@ export {
   SwitchboardError,
   type SwitchboardErrorOptions,
   SystemError,
+  TurnAbandonedError,
+  TurnInterruptedError,
+  TurnNotActiveError,
   UnknownAgentError,
   UserError,
   ValidationError,
@@ -59,3 +66,10 @@ export {
   type OrchestratorOptions,
   validateDecision,
 } from './orchestrator.js';
+export {
+  annotateStep,
+  type JsonValue,
+  recordStep,
+  type StepAnnotations,
+  type StepRecorder,
+} from './step-notes.js';

@@ -67,6 +67,12 @@ export const ToolCallSchema = z.object({
   thought: z.string().optional(),
   /** A short justification for the choice, for traces and debug streams. */
   reason: z.string().optional(),
+  /**
+   * Run this call only once a person approves it: the turn pauses in state
+   * `awaiting_approval` until the approval is resolved. Agents and the app's
+   * approval policy can require approval too; this asks for it on one call.
+   */
+  requiresApproval: z.boolean().optional(),
 });
 
 /** A routing decision: call one agent, or answer the user through `route_to_user`. */
@@ -110,6 +116,8 @@ export interface ToolCallOptions {
   reason?: string;
   /** Defaults to a fresh unique id. */
   id?: string;
+  /** Pause the turn for a person's approval before this call runs (see `ToolCall.requiresApproval`). */
+  requiresApproval?: boolean;
 }
 
 /**
@@ -130,7 +138,10 @@ export function toolCall(toolName: string, message: string, { id, ...rest }: Too
  * return routeToUser(lastReply.content, { reason: 'the agent answered' });
  * ```
  */
-export function routeToUser(message: string, options: Omit<ToolCallOptions, 'input'> = {}): ToolCall {
+export function routeToUser(
+  message: string,
+  options: Omit<ToolCallOptions, 'input' | 'requiresApproval'> = {},
+): ToolCall {
   return toolCall(ROUTE_TO_USER, message, options);
 }
 

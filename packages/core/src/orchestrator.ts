@@ -159,7 +159,7 @@ function isAllowed(name: string, agents: readonly AgentMeta[]): boolean {
 /** The common case, checked without allocating; zod runs only when this says no, to explain why. */
 function looksLikeToolCall(value: unknown): value is ToolCall {
   if (typeof value !== 'object' || value === null) return false;
-  const { id, toolName, message, thought, reason } = value as Record<string, unknown>;
+  const { id, toolName, message, thought, reason, requiresApproval } = value as Record<string, unknown>;
   return (
     typeof id === 'string' &&
     id.length > 0 &&
@@ -167,7 +167,8 @@ function looksLikeToolCall(value: unknown): value is ToolCall {
     toolName.length > 0 &&
     typeof message === 'string' &&
     (thought === undefined || typeof thought === 'string') &&
-    (reason === undefined || typeof reason === 'string')
+    (reason === undefined || typeof reason === 'string') &&
+    (requiresApproval === undefined || typeof requiresApproval === 'boolean')
   );
 }
 
@@ -180,6 +181,9 @@ function checkCall(value: unknown, agents: readonly AgentMeta[]): ErrorMessage |
   const call = value as ToolCall;
   if (!isAllowed(call.toolName, agents)) {
     return { error: new UnknownAgentError({ agent: call.toolName, knownAgents: agents.map((a) => a.name) }) };
+  }
+  if (call.requiresApproval && call.toolName === ROUTE_TO_USER) {
+    return invalid(`'${ROUTE_TO_USER}' cannot require approval: it only answers the user`);
   }
   return undefined;
 }

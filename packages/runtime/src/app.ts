@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { serve } from '@hono/node-server';
 import {
@@ -11,7 +12,15 @@ import {
 import type { Hono } from 'hono';
 import { type Agent, agentMeta } from './agents/agent.js';
 import type { TurnEvent } from './engine/events.js';
-import { TurnEngine, type TurnOptions, type TurnRequest, type TurnResult } from './engine/turn-engine.js';
+import {
+  type ApprovalResolution,
+  type CancelRequest,
+  type ConcurrencyPolicy,
+  TurnEngine,
+  type TurnOptions,
+  type TurnRequest,
+  type TurnResult,
+} from './engine/turn-engine.js';
 import { isPromiseLike } from './promise-like.js';
 import { createRoutes, type ServerLimits } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
@@ -71,6 +80,27 @@ export interface ChatInput {
   tenantId?: string;
   metadata?: Record<string, unknown>;
   onEvent?: (event: TurnEvent) => void;
+  /**
+   * Makes the message safe to retry: a second call with the same key (and
+   * message) returns the first call's turn instead of running another, on
+   * any replica. Without a `sessionId`, the session id is derived from the
+   * key, so that the retry finds the same session.
+   */
+  idempotencyKey?: string;
+  /** What to do when the session is busy with another turn (default: the app's `concurrency`). */
+  concurrency?: ConcurrencyPolicy;
+}
+
+/**
+ * The session id for a first message sent with an `Idempotency-Key` and no
+ * session id: derived from the key (and tenant), so that a retry of the same
+ * request lands in the same session. As unguessable as the key itself.
+ */
+export function sessionIdForKey(idempotencyKey: string, tenantId = ''): string {
+  const digest = createHash('sha256')
+    .update(`switchboard:idempotency:${tenantId}:${idempotencyKey}`)
+    .digest('hex');
+  return `ses_${digest.slice(0, 32)}`;
 }
 
 function isOrchestratorClass(
@@ -169,6 +199,9 @@ export class App {
         agents: this.agentMetas,
         sessions,
         chat: (request) => this.#run(request),
+        resolveApproval: (resolution) => this.resolveApproval(resolution),
+        cancelTurn: (request) => this.cancelTurn(request),
+        sessionIdForKey: (key) => sessionIdForKey(key),
         deleteSession: (sessionId) => this.deleteSession(sessionId),
         checkReady: () => this.#checkReady(),
         isClosing: () => this.#closing !== undefined,
@@ -193,11 +226,50 @@ export class App {
     return this.fetch(new Request(new URL(path, 'http://localhost'), init));
   }
 
-  /** Runs one turn in-process, without HTTP. */
-  async chat({ sessionId = createSecretId('ses'), message, ...rest }: ChatInput): Promise<TurnResult> {
+  /**
+   * Runs one turn in-process, without HTTP. The result's `status` says how
+   * it ended: `completed`, `failed`, `interrupted`, or `awaiting_approval`
+   * (then `approvals` lists what to resolve with {@link App.resolveApproval}).
+   */
+  async chat({ sessionId, message, idempotencyKey, ...rest }: ChatInput): Promise<TurnResult> {
     if (typeof message !== 'string' || message.length === 0)
       throw new ValidationError({ message: 'message must be a non-empty string' });
-    return await this.#run({ sessionId, message, ...rest });
+    const id =
+      sessionId ?? (idempotencyKey ? sessionIdForKey(idempotencyKey, rest.tenantId) : createSecretId('ses'));
+    return await this.#run({ sessionId: id, message, idempotencyKey, ...rest });
+  }
+
+  /**
+   * Approves or rejects one pending approval, as `POST /v1/sessions/:id/approvals/:approvalId`
+   * does. When it was the turn's last pending approval, the turn continues
+   * (approved calls run, rejected ones reach the orchestrator as error
+   * replies) and the result is the turn's, as from {@link App.chat}.
+   *
+   * @throws NotFoundError for an unknown approval; ApprovalResolvedError when
+   *   it was already resolved; ApprovalExpiredError when it expired (it then
+   *   counts as rejected, and the turn went on without it).
+   *
+   * @example
+   * ```ts
+   * const paused = await app.chat({ sessionId, message: 'refund order 42' });
+   * if (paused.status === 'awaiting_approval') {
+   *   const done = await app.resolveApproval({ sessionId, approvalId: paused.approvals![0]!.id, decision: 'approve' });
+   * }
+   * ```
+   */
+  resolveApproval(resolution: ApprovalResolution): Promise<TurnResult> {
+    return this.#track(this.#mounted().resolveApproval(resolution));
+  }
+
+  /**
+   * Stops a running or paused turn, on whichever replica runs it: its
+   * agents are aborted through their signals, what it stored is kept, and
+   * it ends `interrupted`. Resolves with the stopped turn.
+   *
+   * @throws NotFoundError for an unknown turn; TurnNotActiveError when it had already ended.
+   */
+  cancelTurn(request: CancelRequest): Promise<TurnResult> {
+    return this.#track(this.#mounted().cancel(request));
   }
 
   /** Deletes a session's messages, turns and session-scoped memory, waiting for a running turn first. */
@@ -209,7 +281,7 @@ export class App {
       await this.memory.clear(memoryNamespace('session', { sessionId }));
       return existed;
     } finally {
-      await lease.release().catch(() => {});
+      await Promise.resolve(lease.release()).catch(() => {});
     }
   }
 
@@ -258,6 +330,7 @@ export class App {
       const grace = setTimeout(() => this.#shutdown.abort(new Error('The server shut down')), closeGraceMs);
       await Promise.allSettled([...this.#inFlight]);
       clearTimeout(grace);
+      this.#engine?.close();
       await listening;
       await Promise.allSettled([
         this.sessions.close?.(),
@@ -270,16 +343,24 @@ export class App {
 
   /** Runs a turn; only a turn that had to wait is in flight (a synchronous one is over when this returns). */
   #run(request: TurnRequest): TurnResult | Promise<TurnResult> {
+    const turn = this.#mounted().run(request);
+    return isPromiseLike(turn) ? this.#track(turn) : turn;
+  }
+
+  #mounted(): TurnEngine {
     if (!this.#engine)
       throw new ConfigurationError({
         message: `App '${this.name}' has no orchestrator: call mount() or start() first`,
       });
-    const turn = this.#engine.run(request);
-    if (!isPromiseLike(turn)) return turn;
-    this.#inFlight.add(turn);
-    const settle = () => this.#inFlight.delete(turn);
-    turn.then(settle, settle);
-    return turn;
+    return this.#engine;
+  }
+
+  /** Keeps `work` in flight until it settles, so that `close()` waits for it. */
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#inFlight.add(work);
+    const settle = () => this.#inFlight.delete(work);
+    work.then(settle, settle);
+    return work;
   }
 
   async #checkReady(): Promise<void> {

@@ -10,6 +10,7 @@ export {
   type RunConversationOptions,
   runConversation,
 } from './testing/conversation-runner.js';
+export { assertWellFormedHistory, historyProblems } from './testing/history-check.js';
 export {
   createOtlpReceiver,
   type OtlpReceiver,

@@ -13,8 +13,6 @@ afterAll(() => proxy?.resume());
 
 /** The store's command timeout is 2 s: a chat answer during a stall may take that, plus a margin. */
 const STALL_ANSWER_MS = 3_000;
-/** A turn under way when the stall begins may wait out two command timeouts (see below). */
-const IN_FLIGHT_ANSWER_MS = 5_000;
 /** Long enough that a session still locked after the stall cannot pass for a recovered one. */
 const LEASE_TTL_MS = 8_000;
 
@@ -49,14 +47,15 @@ describe('replicas while Redis stops answering under load', () => {
       for (const answer of ready) {
         expect(answer.status).toBe(503);
         expect(answer.body).toMatchObject({
-          error: { code: 'not_ready', message: expect.stringContaining('Redis') },
+          // The reason stays on the server: a client learns no store address.
+          error: { code: 'not_ready', message: expect.not.stringContaining('127.0.0.1') },
         });
         expect(answer.elapsedMs).toBeLessThan(STALL_ANSWER_MS);
       }
       for (const probe of probes) {
         expect(probe.status).toBe(503);
         expect(probe.body.error?.code).toBe('store_unavailable');
-        expect(probe.body.error?.message).toMatch(/^Redis at 127\.0\.0\.1:\d+ is unavailable/);
+        expect(probe.body.error?.message).not.toMatch(/127\.0\.0\.1|:\d{2,5}\b/);
         expect(probe.elapsedMs).toBeLessThan(STALL_ANSWER_MS);
       }
       await delay(2_000);
@@ -69,9 +68,10 @@ describe('replicas while Redis stops answering under load', () => {
       );
       for (const sample of overlapping) {
         expect([200, 503], sample.failure).toContain(sample.status);
-        if (sample.startedAt > pausedAt) expect(sample.elapsedMs).toBeLessThan(STALL_ANSWER_MS);
-        // A turn caught mid-way waits out the timeout of its write and then that of its lease release.
-        else expect(sample.elapsedMs).toBeLessThan(IN_FLIGHT_ANSWER_MS);
+        // A turn caught mid-way waits out the timeout of its write only: the release of its lease is
+        // left to the store, which sends it again once Redis answers.
+        const waited = sample.startedAt > pausedAt ? sample.elapsedMs : sample.endedAt - pausedAt;
+        expect(waited).toBeLessThan(STALL_ANSWER_MS);
       }
 
       // Every conversation works again within a few seconds. A lease request that timed out during

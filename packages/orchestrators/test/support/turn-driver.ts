@@ -10,7 +10,7 @@ import {
   type Orchestrator,
   type ToolCall,
 } from '@switchboard/core';
-import { App, defineAgent, type MemoryStore } from '@switchboard/runtime';
+import { App, defineAgent, type MemoryStore, type TurnResult } from '@switchboard/runtime';
 import { afterEach } from 'vitest';
 
 /** A stand-in agent: returns its reply, or throws to fail like a real agent would. */
@@ -33,7 +33,7 @@ export interface TestSessionOptions {
 export interface TurnOutcome {
   /** What the user sees. */
   reply: string;
-  status: 'completed' | 'failed';
+  status: TurnResult['status'];
   /** The error of a failed turn. */
   error?: Error;
   /** Every decision of the turn, in order, as the orchestrator returned it. */

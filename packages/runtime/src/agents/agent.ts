@@ -6,6 +6,7 @@ import {
   type RequestContext,
   type ToolCall,
 } from '@switchboard/core';
+import type { ApprovalRule } from '../engine/approvals.js';
 
 /** What an agent's `run` receives besides the task text. */
 export interface AgentContext {
@@ -37,9 +38,17 @@ export interface AgentReplyWithMetadata {
 export type AgentReply = string | AgentReplyWithMetadata | AsyncIterable<string>;
 
 /** An agent the runtime can host: its metadata plus `run`. */
-export interface Agent extends AgentMeta {
+export interface Agent extends Omit<AgentMeta, 'requiresApproval'> {
   /** Overrides the app's per-agent timeout for this agent. */
   timeoutMs?: number;
+  /**
+   * Calls to this agent wait for a person's approval: always (`true`), or
+   * when the rule says so. The rule sees the call and the request's context,
+   * so "refunds over 100 need approval" is a few lines. Orchestrators see
+   * `requiresApproval: true` in the agent's metadata whenever approval may
+   * be needed.
+   */
+  requiresApproval?: boolean | ApprovalRule;
   /**
    * Answers one call. Throwing, or exceeding the timeout, produces a `tool`
    * message with `status: 'error'` that the orchestrator sees.
@@ -64,7 +73,9 @@ export type AgentDefinition = Agent;
  * ```
  */
 export function defineAgent(definition: AgentDefinition): Agent {
-  const parsed = AgentMetaSchema.safeParse(definition);
+  const parsed = AgentMetaSchema.safeParse(
+    typeof definition === 'object' && definition !== null ? agentMeta(definition) : definition,
+  );
   if (!parsed.success) {
     const detail = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new ConfigurationError({ message: `Invalid agent '${String(definition?.name)}': ${detail}` });
@@ -72,6 +83,16 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (typeof definition.run !== 'function') {
     throw new ConfigurationError({
       message: `Agent '${definition.name}' needs a run(message, context) function`,
+    });
+  }
+  const { requiresApproval } = definition;
+  if (
+    requiresApproval !== undefined &&
+    typeof requiresApproval !== 'boolean' &&
+    typeof requiresApproval !== 'function'
+  ) {
+    throw new ConfigurationError({
+      message: `Agent '${definition.name}': requiresApproval must be true, false or a function (call, context) => boolean | { required, risk?, reason? }`,
     });
   }
   if (definition.timeoutMs !== undefined && !(definition.timeoutMs > 0)) {
@@ -92,7 +113,8 @@ export function agentMeta({
   const meta: AgentMeta = { name, description };
   if (capabilities) meta.capabilities = capabilities;
   if (keywords) meta.keywords = keywords;
-  if (requiresApproval !== undefined) meta.requiresApproval = requiresApproval;
+  // A rule may or may not ask for approval on a given call: orchestrators are told it may.
+  if (requiresApproval !== undefined) meta.requiresApproval = requiresApproval !== false;
   if (metadata) meta.metadata = metadata;
   return meta;
 }

@@ -15,6 +15,7 @@ import { AgentAbort } from './agent-abort.js';
 import type { TurnEvent } from './events.js';
 import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
+import type { TurnControl } from './turn-control.js';
 
 /** Everything one agent call needs from its turn. */
 export interface AgentCallContext {
@@ -25,8 +26,8 @@ export interface AgentCallContext {
   /** The trace context the agent span is created under (the decision span). */
   parent: Context;
   timeoutMs: number;
-  /** Aborted when the whole turn is abandoned (server shutdown). */
-  turnSignal: AbortSignal;
+  /** The turn's stop button: stopping the turn (or server shutdown) aborts the call. */
+  control: TurnControl;
   /** Receives the agent's events; undefined when nobody listens. */
   emit: ((event: TurnEvent) => void) | undefined;
 }
@@ -37,15 +38,15 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
 
 /**
  * Waits for a pending reply or a stream, raced against the call's abort (its
- * timeout, and the turn's shutdown signal while the agent runs).
+ * timeout, and the turn being stopped or abandoned while the agent runs).
  */
 async function settle(
   reply: Exclude<AgentReply, string> | PromiseLike<AgentReply>,
   abort: AgentAbort,
-  turnSignal: AbortSignal,
+  control: TurnControl,
   onDelta: ((delta: string) => void) | undefined,
 ): Promise<AgentReplyWithMetadata> {
-  const unfollow = abort.follow(turnSignal);
+  const unfollow = control.track(abort);
   try {
     const settled = isPromiseLike<AgentReply>(reply) ? await abort.race(reply) : reply;
     if (typeof settled === 'string') return { content: settled };
@@ -186,7 +187,7 @@ function runAgent(
  * promise or abort signal is created for it.
  */
 export function runAgentCall(options: AgentCallContext): ToolMessage | Promise<ToolMessage> {
-  const { agent, call, conversation, request, parent, timeoutMs, turnSignal, emit } = options;
+  const { agent, call, conversation, request, parent, timeoutMs, control, emit } = options;
   const startedAt = performance.now();
   const running = new RunningCall(options);
   const { base, abort } = running;
@@ -212,7 +213,7 @@ export function runAgentCall(options: AgentCallContext): ToolMessage | Promise<T
   );
   const onDelta = base && ((delta: string) => emit?.({ type: 'agent-delta', ...base, delta }));
   const pending = reply;
-  const settled = otelContext.with(agentContext, () => settle(pending, abort, turnSignal, onDelta));
+  const settled = otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
   return finishWhenSettled(settled, timer, running);
 }
 

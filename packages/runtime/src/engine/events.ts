@@ -1,4 +1,4 @@
-import type { RouteStep, TurnStatus } from '../stores/session-store.js';
+import type { ApprovalRisk, RouteStep, TurnStatus } from '../turns/turn-record.js';
 
 interface EventBase {
   sessionId: string;
@@ -7,13 +7,18 @@ interface EventBase {
   messageId: string;
   /** True on the last chunk of a message. */
   endOfMessage?: boolean;
-  /** True on the last event of the turn. */
+  /** True on the last event of the turn (or of its part, when it pauses for approval). */
   endOfDialog?: boolean;
 }
 
 /** The stream of events of one turn, in the order they happen. Names are noun-verb. */
 export type TurnEvent =
-  | (EventBase & { type: 'turn-start'; message: string })
+  | (EventBase & {
+      type: 'turn-start';
+      message: string;
+      /** Set when a stored turn continues: after its approvals were resolved, or after its replica stopped. */
+      resumed?: 'approval' | 'recovery';
+    })
   | (EventBase & { type: 'route'; step: RouteStep })
   | (EventBase & { type: 'agent-start'; toolCallId: string; agent: string; message: string })
   | (EventBase & { type: 'agent-delta'; toolCallId: string; agent: string; delta: string })
@@ -23,6 +28,16 @@ export type TurnEvent =
       agent: string;
       status: 'ok' | 'error';
       content: string;
+    })
+  | (EventBase & {
+      type: 'approval-request';
+      approvalId: string;
+      toolCallId: string;
+      agent: string;
+      message: string;
+      reason?: string;
+      risk: ApprovalRisk;
+      expiresAt: string | null;
     })
   | (EventBase & { type: 'message'; content: string })
   | (EventBase & { type: 'error'; code: string; message: string })

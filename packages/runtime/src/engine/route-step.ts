@@ -1,5 +1,5 @@
 import { type Decision, isErrorMessage, isRouteToUser, SwitchboardError } from '@switchboard/core';
-import type { RouteStep } from '../stores/session-store.js';
+import type { RouteStep, StepCall } from '../turns/turn-record.js';
 import { TextPool } from './text-pool.js';
 import { isoNow } from './timestamp.js';
 
@@ -32,8 +32,11 @@ export function toRouteStep(
   return {
     hop,
     kind,
-    calls: calls.map(({ id, toolName, thought, reason }) => {
-      const summary: RouteStep['calls'][number] = { toolCallId: id, agent: toolName };
+    calls: calls.map(({ id, toolName, message, input, thought, reason }) => {
+      const summary: StepCall = { toolCallId: id, agent: toolName };
+      // The task text and input are kept so that a resumed turn can run a call whose reply was never stored.
+      if (kind !== 'answer') summary.message = message;
+      if (input !== undefined) summary.input = input;
       // Steps are kept with the session, and these texts repeat from turn to turn: shared, not copied.
       if (thought !== undefined) summary.thought = stepTexts.share(thought);
       if (reason !== undefined) summary.reason = stepTexts.share(reason);

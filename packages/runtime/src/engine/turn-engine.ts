@@ -1,55 +1,54 @@
-import { type Context, context as otelContext } from '@opentelemetry/api';
+import { createHash } from 'node:crypto';
 import {
-  type AssistantMessage,
-  type Conversation,
+  ApprovalExpiredError,
+  ApprovalPendingError,
+  ApprovalResolvedError,
+  CorruptRecordError,
   createId,
-  type Decision,
-  isErrorMessage,
-  isRouteToUser,
-  MaxHopsExceededError,
+  IdempotencyKeyReusedError,
   type MessageItem,
+  NotFoundError,
   type Orchestrator,
-  OrchestratorError,
   RequestContext,
-  type ToolCall,
-  type ToolMessage,
+  SessionBusyError,
+  StoreUnavailableError,
+  TurnAbandonedError,
+  TurnInterruptedError,
+  TurnNotActiveError,
   type UserMessage,
-  validateDecision,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
 import { isPromiseLike } from '../promise-like.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
-import {
-  type AppendOptions,
-  canAnswerSynchronously,
-  canAppendAndRead,
-  type RouteStep,
-  type SessionLease,
-  type SessionStore,
-  type SynchronousSessionAccess,
-  type TurnRecord,
-  type TurnStatus,
-} from '../stores/session-store.js';
-import {
-  endDecisionSpan,
-  endTurnSpan,
-  startDecisionSpan,
-  startTurnSpan,
-  traceIdOf,
-} from '../tracing/spans.js';
-import { runAgentCall } from './agent-runner.js';
+import type { SessionLease, SessionStore } from '../stores/session-store.js';
+import { type ApprovalRecord, isFinished, pendingApprovals, type TurnRecord } from '../turns/turn-record.js';
+import { ApprovalGate, expireOverdue, isOverdue } from './approvals.js';
 import type { TurnEvent } from './events.js';
-import type { TurnOptions, TurnRequest, TurnResult } from './turn-types.js';
-
-export type { TurnOptions, TurnRequest, TurnResult } from './turn-types.js';
-
 import { LeaseRenewer } from './lease-renewer.js';
 import { MemoryRenewal } from './memory-renewal.js';
-import { errorCode, toRouteStep } from './route-step.js';
 import { runSteps, type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
-import { withSpan } from './trace-context.js';
+import { RunningTurns, TurnControl } from './turn-control.js';
+import { type LoopParts, TurnLoop } from './turn-loop.js';
+import { TurnState } from './turn-state.js';
+import type {
+  ApprovalResolution,
+  CancelRequest,
+  ConcurrencyPolicy,
+  TurnOptions,
+  TurnRequest,
+  TurnResult,
+} from './turn-types.js';
+
+export type {
+  ApprovalResolution,
+  CancelRequest,
+  ConcurrencyPolicy,
+  TurnOptions,
+  TurnRequest,
+  TurnResult,
+} from './turn-types.js';
 
 interface EngineParts {
   orchestrator: Orchestrator;
@@ -60,26 +59,38 @@ interface EngineParts {
   signal: AbortSignal;
 }
 
-const noop = () => {};
+/** Who a request is for: the parts of a request every entry point has. */
+interface Caller {
+  sessionId: string;
+  userId?: string;
+  tenantId?: string;
+  requestId?: string;
+}
 
-type Outcome = { reply: string; status: TurnStatus; error?: Error; toolCallId: string };
+const noop = () => {};
 
 /**
  * Runs turns: user → orchestrator → agent(s) → orchestrator → … → user.
- * Each message is persisted as it is produced, so the stored conversation is
- * the checkpoint of an interrupted turn.
+ *
+ * A turn is stored when it starts and with every message it produces, so
+ * its record and messages are its checkpoint: a turn that paused for
+ * approval continues from them on whichever replica receives the decision,
+ * and a turn whose replica died is recovered from them by the next request
+ * on its session. Whoever holds the session's lease may write, and only
+ * while it holds it.
  *
  * A turn is written as {@link Steps}: it waits only where something is
- * pending, so with a store that answers synchronously (the in-memory one)
- * and an orchestrator and agents that do too, it runs in one go.
+ * pending, so with a store that answers at once (the in-memory one) and an
+ * orchestrator and agents that do too, it runs in one go.
  */
 export class TurnEngine {
   readonly #parts: EngineParts;
-  readonly #options: Required<TurnOptions>;
-  readonly #candidateNames: readonly string[];
+  readonly #options: LoopParts['options'];
+  readonly #loop: TurnLoop;
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
-  readonly #synchronous: SynchronousSessionAccess | undefined;
+  readonly #running = new RunningTurns();
+  readonly #stopListening: () => void;
 
   constructor(
     parts: EngineParts,
@@ -92,13 +103,18 @@ export class TurnEngine {
       failureMessage = 'Sorry, something went wrong while handling your message. Please try again.',
       exposeErrorDetails = false,
       sessionIdleTtlSeconds = 86_400,
+      concurrency = 'wait',
+      recovery = 'resume',
+      pendingApprovals = 'block',
+      approvalPolicy,
+      approvalTtlSeconds = 86_400,
+      approvalMessage = 'This needs a person’s approval before I can go on.',
+      interruptedMessage = 'This request was stopped before it finished.',
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
-    this.#candidateNames = parts.orchestrator.agents.map((agent) => agent.name);
     this.#renewer = new LeaseRenewer(Math.max(250, Math.floor(leaseTtlMs / 3)));
     this.#memoryRenewal = MemoryRenewal.for(parts.memory, sessionIdleTtlSeconds);
-    this.#synchronous = canAnswerSynchronously(parts.sessions) ? parts.sessions.synchronous : undefined;
     this.#options = {
       maxHops,
       historyWindow,
@@ -108,67 +124,148 @@ export class TurnEngine {
       failureMessage,
       exposeErrorDetails,
       sessionIdleTtlSeconds,
+      concurrency,
+      recovery,
+      pendingApprovals,
+      approvalTtlSeconds,
+      approvalMessage,
+      interruptedMessage,
+    };
+    this.#loop = new TurnLoop({
+      orchestrator: parts.orchestrator,
+      agents: parts.agents,
+      sessions: parts.sessions,
+      gate: new ApprovalGate(parts.agents, approvalPolicy, approvalTtlSeconds),
+      options: this.#options,
+    });
+    const { signal } = parts;
+    const onShutdown = () => this.#running.abortAgents(signal.reason);
+    signal.addEventListener('abort', onShutdown, { once: true });
+    const unsubscribe =
+      parts.sessions.onCancel?.((sessionId, turnId) => {
+        this.#running.stop(sessionId, turnId, (id) => interruption(id, 'cancelled'));
+      }) ?? noop;
+    this.#stopListening = () => {
+      signal.removeEventListener('abort', onShutdown);
+      unsubscribe();
     };
   }
 
+  /** Stops listening for cancels and shutdown (the app calls it on close). */
+  close(): void {
+    this.#stopListening();
+  }
+
   /**
-   * Processes one user message: the result once the user has been answered
-   * or the turn failed. A promise when any step had to wait; the result
-   * itself (or a synchronous throw) when none did.
+   * Processes one user message: the result once the user has been answered,
+   * the turn paused for approval, or the turn failed. A promise when any
+   * step had to wait; the result itself (or a synchronous throw) when none did.
    */
   run(request: TurnRequest): TurnResult | Promise<TurnResult> {
+    const control = new TurnControl(request.sessionId, this.#parts.signal);
+    const context = this.#requestContext(request, control);
+    return RequestContext.run(context, () => runSteps(this.#chat(request, context, control)));
+  }
+
+  /** Resolves one approval; when it was the last pending one, the turn continues here. */
+  resolveApproval(resolution: ApprovalResolution): Promise<TurnResult> {
+    const control = new TurnControl(resolution.sessionId, this.#parts.signal);
+    const context = this.#requestContext(resolution, control);
+    return Promise.resolve(
+      RequestContext.run(context, () => runSteps(this.#resolve(resolution, context, control))),
+    );
+  }
+
+  /** Stops a running or paused turn (it ends `interrupted`), wherever it runs. */
+  cancel(request: CancelRequest): Promise<TurnResult> {
+    const control = new TurnControl(request.sessionId, this.#parts.signal);
+    const context = this.#requestContext(request, control);
+    return Promise.resolve(
+      RequestContext.run(context, () => runSteps(this.#cancel(request, context, control))),
+    );
+  }
+
+  #requestContext(caller: Caller, control: TurnControl): RequestContext {
     const { memory } = this.#parts;
-    const { sessionId, userId, tenantId } = request;
+    const { sessionId, userId, tenantId } = caller;
     const owner = { sessionId, userId, tenantId };
-    const requestContext = new RequestContext({
+    return new RequestContext({
       sessionId,
       userId,
       tenantId,
-      requestId: request.requestId ?? createId('req'),
-      signal: this.#parts.signal,
+      requestId: caller.requestId ?? createId('req'),
+      signal: () => control.signal,
       memory: (scope) =>
         bindMemory(memory, scope, memoryNamespace(scope, owner), {
           defaultTtlSeconds: scope === 'session' ? this.#options.sessionIdleTtlSeconds : undefined,
         }),
     });
-    return RequestContext.run(requestContext, () => runSteps(this.#turn(request, requestContext)));
   }
 
-  *#turn(request: TurnRequest, requestContext: RequestContext): Steps<TurnResult> {
-    const acquiring = this.#acquireLease(request.sessionId);
-    const lease = isPromiseLike(acquiring) ? ((yield acquiring) as SessionLease) : acquiring;
-    this.#renewer.add(lease);
+  // ── Holding a session ──────────────────────────────────────────────────────
+
+  #acquire(sessionId: string, waitMs: number): SessionLease | Promise<SessionLease> {
+    const { sessions, signal } = this.#parts;
+    return sessions.acquireLease(sessionId, { ttlMs: this.#options.leaseTtlMs, waitMs, signal });
+  }
+
+  /**
+   * Runs `body` while holding the session: the lease is renewed (a lost
+   * lease stops the turn at once), the turn can be stopped by a cancel, and
+   * the lease is released at the end. The release is awaited, since the
+   * session's next message may go to another replica that must find it
+   * free, except after a store failure: then it is left to the store to
+   * send once the store is back, rather than making the client wait twice.
+   */
+  *#holding<T>(
+    sessionId: string,
+    waitMs: number,
+    control: TurnControl,
+    body: (lease: SessionLease) => Steps<T>,
+  ): Steps<T> {
+    const lease = yield* settled(this.#acquire(sessionId, waitMs));
+    this.#running.add(control);
+    this.#renewer.add(lease, () => control.stop(new SessionBusyError({ sessionId, leaseLost: true })));
+    let storeDown = false;
     try {
-      return yield* this.#runLeased(request, requestContext, lease);
+      return yield* body(lease);
+    } catch (error) {
+      storeDown = StoreUnavailableError.isInstance(error);
+      throw error;
     } finally {
       this.#renewer.delete(lease);
-      // Awaited: the next message of this session may go to another replica, which must find it free.
-      if (this.#synchronous) this.#synchronous.release(lease);
-      else yield lease.release().catch(noop);
+      this.#running.delete(control);
+      let released: void | Promise<void> | undefined;
+      try {
+        released = lease.release();
+      } catch {
+        // The store keeps releases it could not send; the lease expires by itself otherwise.
+      }
+      if (isPromiseLike(released) && !storeDown) yield released.then(undefined, noop);
     }
   }
 
-  #acquireLease(sessionId: string): SessionLease | Promise<SessionLease> {
-    const { leaseTtlMs, sessionWaitMs } = this.#options;
-    const { signal } = this.#parts;
-    const free = signal.aborted
-      ? undefined
-      : this.#synchronous?.tryAcquireLease(sessionId, { ttlMs: leaseTtlMs });
-    return (
-      free ??
-      this.#parts.sessions.acquireLease(sessionId, { ttlMs: leaseTtlMs, waitMs: sessionWaitMs, signal })
+  // ── A new message ──────────────────────────────────────────────────────────
+
+  *#chat(request: TurnRequest, context: RequestContext, control: TurnControl): Steps<TurnResult> {
+    const { sessionId } = request;
+    const policy: ConcurrencyPolicy = request.concurrency ?? this.#options.concurrency;
+    if (policy === 'interrupt') yield* this.#stopRunning(sessionId, undefined, 'superseded by a new message');
+    const waitMs = policy === 'reject' ? 0 : this.#options.sessionWaitMs;
+    return yield* this.#holding(sessionId, waitMs, control, (lease) =>
+      this.#chatLeased(request, context, control, lease, policy),
     );
   }
 
-  #append(sessionId: string, messages: readonly MessageItem[], options: AppendOptions): void | Promise<void> {
-    if (this.#synchronous) this.#synchronous.append(sessionId, messages, options);
-    else return this.#parts.sessions.append(sessionId, messages, options);
-  }
-
-  *#runLeased(request: TurnRequest, requestContext: RequestContext, lease: SessionLease): Steps<TurnResult> {
-    const { orchestrator } = this.#parts;
-    const { sessionId, userId, tenantId, onEvent } = request;
-    const turnId = createId('turn');
+  *#chatLeased(
+    request: TurnRequest,
+    requestContext: RequestContext,
+    control: TurnControl,
+    lease: SessionLease,
+    policy: ConcurrencyPolicy,
+  ): Steps<TurnResult> {
+    const { sessions } = this.#parts;
+    const { sessionId, userId, tenantId } = request;
     const startedAt = isoNow();
     const userMessage: UserMessage = {
       id: createId('msg'),
@@ -177,242 +274,364 @@ export class TurnEngine {
       createdAt: startedAt,
     };
     if (request.metadata) userMessage.metadata = request.metadata;
-
-    const turnSpan = startTurnSpan({
-      orchestrator: orchestrator.name,
-      sessionId,
-      turnId,
-      userId,
-      input: request.message,
-    });
-    const traceId = traceIdOf(turnSpan);
-    const turnContext = withSpan(otelContext.active(), turnSpan);
-    // Without a listener no event object is even built (an optional call skips its arguments).
-    const emit = onEvent;
-    emit?.({
-      type: 'turn-start',
-      sessionId,
-      turnId,
-      messageId: userMessage.id,
-      message: request.message,
-      endOfMessage: true,
-    });
-
-    const steps: RouteStep[] = [];
-    let outcome: Outcome;
-    try {
-      // In the same tick as the window's store call: with Redis, one round trip carries both.
-      this.#memoryRenewal?.renew(memoryNamespace('session', { sessionId, userId, tenantId }));
-      const messages = yield* this.#openWindow(sessionId, userMessage, lease);
-      const turnStart = messages.length - 1;
-      outcome = yield* this.#loop({
+    const requestKey = request.idempotencyKey
+      ? { key: request.idempotencyKey, fingerprint: fingerprint(request) }
+      : undefined;
+    const turn = new TurnState(
+      {
         sessionId,
-        turnId,
-        messages,
-        turnStart,
-        requestContext,
-        turnContext,
-        steps,
-        emit,
+        turnId: createId('turn'),
+        userMessageId: userMessage.id,
+        startedAt,
+        status: 'running',
+        userText: request.message,
+      },
+      { lease, control, requestContext, emit: request.onEvent },
+    );
+    // In the same tick as the turn's first store call: with Redis, one round trip carries both.
+    this.#memoryRenewal?.renew(memoryNamespace('session', { sessionId, userId, tenantId }));
+    // A previous turn left unfinished is settled first; twice at most (it cannot be unfinished again).
+    for (let attempt = 0; ; attempt += 1) {
+      if (attempt === 0) this.#loop.startPart(turn);
+      const opening = sessions.openTurn(sessionId, userMessage, {
+        turn: turn.snapshot(),
+        limit: this.#options.historyWindow + 1,
         lease,
+        requestKey,
       });
-    } catch (error) {
-      endTurnSpan(turnSpan, { error: error instanceof Error ? error : new Error(String(error)) });
-      throw error;
+      turn.wrote = true;
+      let opened: Awaited<typeof opening>;
+      try {
+        opened = yield* settled(opening);
+      } catch (error) {
+        throw this.#unknownOutcome(error, turn.turnId);
+      }
+      if (opened.kind === 'opened') {
+        const { messages } = opened;
+        if (messages[messages.length - 1]?.id !== userMessage.id) messages.push(userMessage);
+        turn.messages = messages;
+        turn.turnStart = messages.length - 1;
+        control.turnId = turn.turnId;
+        request.onEvent?.({
+          type: 'turn-start',
+          sessionId,
+          turnId: turn.turnId,
+          messageId: userMessage.id,
+          message: request.message,
+          endOfMessage: true,
+        });
+        return yield* this.#loop.drive(turn);
+      }
+      if (opened.kind === 'duplicate') {
+        if (turn.span) turn.span.end();
+        if (opened.fingerprint !== requestKey?.fingerprint) throw new IdempotencyKeyReusedError();
+        return yield* this.#replay(sessionId, opened.turnId, lease, requestContext, control);
+      }
+      if (attempt >= 2) {
+        throw new CorruptRecordError({
+          key: `session ${sessionId}`,
+          detail: 'its last turn could not be closed',
+        });
+      }
+      yield* this.#settle(opened.turn, lease, requestContext, control, policy);
     }
+  }
 
-    const endedAt = isoNow();
-    const turn: TurnRecord = {
-      turnId,
-      userMessageId: userMessage.id,
-      status: outcome.status,
-      startedAt,
-      endedAt,
-      steps,
-    };
-    if (traceId) turn.traceId = traceId;
-    if (outcome.error) {
-      const message = this.#options.exposeErrorDetails ? outcome.error.message : outcome.reply;
-      turn.error = { code: errorCode(outcome.error), message };
+  /**
+   * Deals with the session's unfinished last turn before a new message: a
+   * turn left `running` by a replica that stopped is resumed (or closed, per
+   * `recovery`; with the `interrupt` policy it is closed as interrupted); a
+   * turn awaiting approval blocks the message (409), or, with
+   * `pendingApprovals: 'reject'`, has its approvals rejected and continues.
+   */
+  *#settle(
+    record: TurnRecord,
+    lease: SessionLease,
+    requestContext: RequestContext,
+    control: TurnControl,
+    policy: ConcurrencyPolicy,
+  ): Steps<void> {
+    const { sessionId } = requestContext;
+    if (record.status === 'awaiting_approval') {
+      expireOverdue(record.approvals);
+      const pending = pendingApprovals(record);
+      if (pending.length > 0 && this.#options.pendingApprovals === 'block') {
+        throw new ApprovalPendingError({
+          sessionId,
+          turnId: record.turnId,
+          approvalIds: pending.map((approval) => approval.id),
+        });
+      }
+      for (const approval of pending) {
+        approval.status = 'rejected';
+        approval.decidedAt = isoNow();
+        approval.comment = 'superseded by a new message';
+      }
     }
-    const answer: AssistantMessage = {
-      id: createId('msg'),
-      role: 'assistant',
-      content: outcome.reply,
-      toolCallId: outcome.toolCallId,
-      createdAt: endedAt,
-    };
-    if (outcome.error) answer.metadata = { status: 'error', errorCode: turn.error?.code };
+    const turn = yield* this.#load(record, lease, requestContext, control, undefined);
+    const previous = control.turnId;
+    control.turnId = record.turnId;
     try {
-      const appended = this.#append(sessionId, [answer], { turn, lease });
-      if (appended) yield appended;
+      if (record.status === 'running' && policy === 'interrupt') {
+        yield* this.#close(turn, 'interrupted', interruption(record.turnId, 'superseded by a new message'));
+      } else if (record.status === 'running' && this.#options.recovery === 'fail') {
+        yield* this.#close(turn, 'failed', new TurnAbandonedError({ turnId: record.turnId }));
+      } else {
+        const resumed = record.status === 'running' ? 'recovery' : 'approval';
+        if (resumed === 'recovery') turn.recoveries = (turn.recoveries ?? 0) + 1;
+        turn.status = 'running';
+        this.#loop.startPart(turn, resumed);
+        yield* this.#loop.drive(turn);
+      }
     } finally {
-      endTurnSpan(turnSpan, { output: outcome.reply, error: outcome.error });
+      control.turnId = previous;
     }
+  }
 
-    if (outcome.error) {
-      emit?.({
-        type: 'error',
+  /** Rebuilds a stored turn from the session's messages, to continue or close it. */
+  *#load(
+    record: TurnRecord,
+    lease: SessionLease,
+    requestContext: RequestContext,
+    control: TurnControl,
+    emit: ((event: TurnEvent) => void) | undefined,
+  ): Steps<TurnState> {
+    const { sessionId } = requestContext;
+    const history = yield* settled(this.#parts.sessions.read(sessionId));
+    const turn = TurnState.fromRecord(sessionId, record, history, this.#options.historyWindow, {
+      lease,
+      control,
+      requestContext,
+      emit,
+    });
+    if (!turn) {
+      throw new CorruptRecordError({
+        key: `session ${sessionId}`,
+        detail: `the user message of turn '${record.turnId}' is missing`,
+      });
+    }
+    return turn;
+  }
+
+  /** Ends a stored turn without running it further (cancelled, or abandoned with `recovery: 'fail'`). */
+  *#close(turn: TurnState, status: 'interrupted' | 'failed', error: Error): Steps<TurnResult> {
+    this.#loop.startPart(turn, status === 'interrupted' ? 'cancel' : 'recovery');
+    const { interruptedMessage, failureMessage } = this.#options;
+    return yield* this.#loop.finish(turn, {
+      status,
+      reply: status === 'interrupted' ? interruptedMessage : failureMessage,
+      error,
+      toolCallId: `${status === 'interrupted' ? 'interrupt' : 'error'}_${turn.turnId}`,
+    });
+  }
+
+  /** The result of a turn that already ran for the same `Idempotency-Key` (waiting for it, or recovering it). */
+  *#replay(
+    sessionId: string,
+    turnId: string,
+    lease: SessionLease,
+    requestContext: RequestContext,
+    control: TurnControl,
+  ): Steps<TurnResult> {
+    const { sessions } = this.#parts;
+    const last = yield* settled(sessions.lastTurn(sessionId));
+    let record = last?.turnId === turnId ? last : undefined;
+    if (!record) {
+      const turns = yield* settled(sessions.listTurns(sessionId));
+      record = turns.find((turn) => turn.turnId === turnId);
+    }
+    if (!record) throw new NotFoundError({ resource: 'Turn', id: turnId });
+    const history = yield* settled(sessions.read(sessionId));
+    if (record.status === 'running') {
+      // We hold the lease, so nobody runs it: its replica stopped. Recover it, then answer with it.
+      const turn = TurnState.fromRecord(sessionId, record, history, this.#options.historyWindow, {
+        lease,
+        control,
+        requestContext,
+        emit: undefined,
+      });
+      if (!turn) throw new NotFoundError({ resource: 'Turn', id: turnId });
+      turn.recoveries = (turn.recoveries ?? 0) + 1;
+      this.#loop.startPart(turn, 'recovery');
+      return yield* this.#loop.drive(turn);
+    }
+    return resultOfRecord(sessionId, record, history, this.#options.approvalMessage);
+  }
+
+  // ── Approvals ──────────────────────────────────────────────────────────────
+
+  *#resolve(
+    resolution: ApprovalResolution,
+    requestContext: RequestContext,
+    control: TurnControl,
+  ): Steps<TurnResult> {
+    return yield* this.#holding(resolution.sessionId, this.#options.sessionWaitMs, control, (lease) =>
+      this.#resolveLeased(resolution, requestContext, control, lease),
+    );
+  }
+
+  *#resolveLeased(
+    resolution: ApprovalResolution,
+    requestContext: RequestContext,
+    control: TurnControl,
+    lease: SessionLease,
+  ): Steps<TurnResult> {
+    const { sessions } = this.#parts;
+    const { sessionId, approvalId, decision, comment, userId } = resolution;
+    const record = yield* settled(sessions.lastTurn(sessionId));
+    const approval = record?.approvals?.find((candidate) => candidate.id === approvalId);
+    if (!record || !approval) {
+      const turns = yield* settled(sessions.listTurns(sessionId));
+      const earlier = turns
+        .flatMap((turn) => turn.approvals ?? [])
+        .find((candidate) => candidate.id === approvalId);
+      if (earlier) throw new ApprovalResolvedError({ approvalId, status: earlier.status });
+      throw new NotFoundError({ resource: 'Approval', id: approvalId });
+    }
+    if (approval.status !== 'pending' || record.status !== 'awaiting_approval') {
+      throw new ApprovalResolvedError({ approvalId, status: approval.status });
+    }
+    const now = Date.now();
+    const expired = isOverdue(approval, now);
+    expireOverdue(record.approvals, now);
+    if (!expired) {
+      approval.status = decision === 'approve' ? 'approved' : 'rejected';
+      approval.decidedAt = isoNow();
+      if (userId) approval.decidedBy = userId;
+      if (comment) approval.comment = comment;
+    }
+    const turn = yield* this.#load(record, lease, requestContext, control, resolution.onEvent);
+    control.turnId = turn.turnId;
+    let result: TurnResult;
+    if (pendingApprovals(turn).length > 0) {
+      // Others still wait: store this decision and stay paused.
+      yield* settled(this.#loop.write(turn, []));
+      result = resultOfRecord(sessionId, turn.snapshot(), [], this.#options.approvalMessage);
+    } else {
+      turn.status = 'running';
+      this.#loop.startPart(turn, 'approval', approvalAttributes(turn.approvals ?? []));
+      resolution.onEvent?.({
+        type: 'turn-start',
         sessionId,
-        turnId,
-        messageId: createId('evt'),
-        code: turn.error!.code,
-        message: outcome.reply,
+        turnId: turn.turnId,
+        messageId: turn.userMessageId,
+        message: turn.userText,
+        resumed: 'approval',
         endOfMessage: true,
       });
+      result = yield* this.#loop.drive(turn);
     }
-    emit?.({
-      type: 'message',
-      sessionId,
-      turnId,
-      messageId: answer.id,
-      content: outcome.reply,
-      endOfMessage: true,
-    });
-    emit?.({
-      type: 'turn-end',
-      sessionId,
-      turnId,
-      messageId: createId('evt'),
-      status: outcome.status,
-      traceId,
-      endOfMessage: true,
-      endOfDialog: true,
-    });
-
-    const result: TurnResult = { sessionId, turnId, reply: outcome.reply, status: outcome.status, steps };
-    if (traceId) result.traceId = traceId;
-    // The same as the stored turn: the error's own text only with exposeErrorDetails.
-    if (turn.error) result.error = { ...turn.error };
+    if (expired) throw new ApprovalExpiredError({ approvalId, expiresAt: approval.expiresAt ?? '' });
     return result;
   }
 
-  /** Appends the user message and returns the history window ending with it. */
-  *#openWindow(sessionId: string, userMessage: UserMessage, lease: SessionLease): Steps<MessageItem[]> {
+  // ── Cancelling ─────────────────────────────────────────────────────────────
+
+  /** Stops the session's running turn wherever it runs: here at once, elsewhere through the store. */
+  *#stopRunning(sessionId: string, turnId: string | undefined, why: string): Steps<void> {
     const { sessions } = this.#parts;
-    const limit = this.#options.historyWindow + 1;
-    let messages: MessageItem[];
-    if (this.#synchronous) {
-      messages = this.#synchronous.appendAndRead(sessionId, [userMessage], { limit, lease });
-    } else if (canAppendAndRead(sessions)) {
-      messages = yield* settled(sessions.appendAndRead(sessionId, [userMessage], { limit, lease }));
-    } else {
-      yield* settled(sessions.append(sessionId, [userMessage], { lease }));
-      messages = yield* settled(sessions.read(sessionId, { limit }));
-    }
-    if (messages[messages.length - 1]?.id !== userMessage.id) messages.push(userMessage);
-    return messages;
+    this.#running.stop(sessionId, turnId, (id) => interruption(id, why));
+    if (sessions.publishCancel) yield* settled(sessions.publishCancel(sessionId, turnId));
   }
 
-  *#loop(turn: {
-    sessionId: string;
-    turnId: string;
-    messages: MessageItem[];
-    turnStart: number;
-    requestContext: RequestContext;
-    turnContext: Context;
-    steps: RouteStep[];
-    emit: ((event: TurnEvent) => void) | undefined;
-    lease: SessionLease;
-  }): Steps<Outcome> {
-    const { orchestrator } = this.#parts;
-    const { maxHops, failureMessage } = this.#options;
-    const { sessionId, turnId, messages, turnStart, steps, emit } = turn;
-
-    let lastResults: readonly ToolMessage[] = [];
-    for (let hop = 0; hop < maxHops; hop++) {
-      const conversation: Conversation = {
-        sessionId,
-        turnId,
-        messages,
-        turnStart,
-        hop,
-        agents: orchestrator.agents,
-        lastResults,
-      };
-      const decisionSpan = startDecisionSpan(turn.turnContext, {
-        orchestrator: orchestrator.name,
-        hop,
-        candidates: this.#candidateNames,
-      });
-      const decisionContext = withSpan(turn.turnContext, decisionSpan);
-      const startedAt = performance.now();
-      let decision: Decision;
-      try {
-        const pending =
-          decisionContext === turn.turnContext
-            ? orchestrator.decide(conversation)
-            : otelContext.with(decisionContext, orchestrator.decide, orchestrator, conversation);
-        decision = validateDecision(isPromiseLike(pending) ? yield pending : pending, conversation.agents);
-      } catch (error) {
-        // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
-        decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
-      }
-      endDecisionSpan(decisionSpan, decision);
-      const step = toRouteStep(hop, decision, startedAt, this.#options.exposeErrorDetails);
-      steps.push(step);
-      emit?.({ type: 'route', sessionId, turnId, messageId: createId('evt'), step, endOfMessage: true });
-
-      if (isErrorMessage(decision)) {
-        return {
-          reply: decision.userMessage ?? failureMessage,
-          status: 'failed',
-          error: decision.error,
-          toolCallId: `error_${turnId}`,
-        };
-      }
-      const first = Array.isArray(decision) ? decision[0]! : decision;
-      if (isRouteToUser(first)) return { reply: first.message, status: 'completed', toolCallId: first.id };
-
-      let results: ToolMessage[];
-      if (Array.isArray(decision)) {
-        const running = this.#runCalls(decision, conversation, turn, decisionContext);
-        results = isPromiseLike(running) ? ((yield running) as ToolMessage[]) : running;
-      } else {
-        const running = this.#runCall(decision, conversation, turn, decisionContext);
-        results = [isPromiseLike(running) ? ((yield running) as ToolMessage) : running];
-      }
-      const appended = this.#append(sessionId, results, { lease: turn.lease });
-      if (appended) yield appended;
-      for (const result of results) messages.push(result);
-      lastResults = results;
-    }
-    return {
-      reply: failureMessage,
-      status: 'failed',
-      error: new MaxHopsExceededError({ maxHops }),
-      toolCallId: `error_${turnId}`,
-    };
+  *#cancel(request: CancelRequest, requestContext: RequestContext, control: TurnControl): Steps<TurnResult> {
+    const { sessionId, turnId } = request;
+    yield* this.#stopRunning(sessionId, turnId, 'cancelled');
+    return yield* this.#holding(sessionId, this.#options.sessionWaitMs, control, (lease) =>
+      this.#cancelLeased(request, requestContext, control, lease),
+    );
   }
 
-  /** Runs one agent call under the decision's span. */
-  #runCall(
-    call: ToolCall,
-    conversation: Conversation,
-    turn: { requestContext: RequestContext; emit: ((event: TurnEvent) => void) | undefined },
-    decisionContext: Context,
-  ): ToolMessage | Promise<ToolMessage> {
-    const agent = this.#parts.agents.get(call.toolName)!;
-    return runAgentCall({
-      agent,
-      call,
-      conversation,
-      request: turn.requestContext,
-      parent: decisionContext,
-      timeoutMs: agent.timeoutMs ?? this.#options.agentTimeoutMs,
-      turnSignal: this.#parts.signal,
-      emit: turn.emit,
+  *#cancelLeased(
+    { sessionId, turnId }: CancelRequest,
+    requestContext: RequestContext,
+    control: TurnControl,
+    lease: SessionLease,
+  ): Steps<TurnResult> {
+    const { sessions } = this.#parts;
+    const last = yield* settled(sessions.lastTurn(sessionId));
+    if (last?.turnId !== turnId) {
+      const turns = yield* settled(sessions.listTurns(sessionId));
+      const found = turns.find((turn) => turn.turnId === turnId);
+      if (!found) throw new NotFoundError({ resource: 'Turn', id: turnId });
+      throw new TurnNotActiveError({ turnId, status: found.status });
+    }
+    if (isFinished(last.status)) {
+      if (last.status !== 'interrupted') throw new TurnNotActiveError({ turnId, status: last.status });
+      // Stopped by this cancel (its own replica closed it) or an earlier one: the same answer.
+      const history = yield* settled(sessions.read(sessionId));
+      return resultOfRecord(sessionId, last, history, this.#options.approvalMessage);
+    }
+    // Paused, or left running by a replica that stopped: close it here.
+    for (const approval of pendingApprovals(last)) {
+      approval.status = 'rejected';
+      approval.decidedAt = isoNow();
+      approval.comment = 'the turn was cancelled';
+    }
+    const turn = yield* this.#load(last, lease, requestContext, control, undefined);
+    control.turnId = turnId;
+    return yield* this.#close(turn, 'interrupted', interruption(turnId, 'cancelled'));
+  }
+
+  #unknownOutcome(error: unknown, turnId: string): unknown {
+    if (!StoreUnavailableError.isInstance(error)) return error;
+    return new StoreUnavailableError({
+      message: (error as Error).message,
+      cause: error,
+      outcome: 'unknown',
+      turnId,
     });
   }
+}
 
-  /** Runs a fan-out's calls concurrently; their replies come back in call order. */
-  #runCalls(
-    calls: readonly ToolCall[],
-    conversation: Conversation,
-    turn: { requestContext: RequestContext; emit: ((event: TurnEvent) => void) | undefined },
-    decisionContext: Context,
-  ): ToolMessage[] | Promise<ToolMessage[]> {
-    const running = calls.map((call) => this.#runCall(call, conversation, turn, decisionContext));
-    return running.some(isPromiseLike) ? Promise.all(running) : (running as ToolMessage[]);
+function interruption(turnId: string, reason: string): TurnInterruptedError {
+  return new TurnInterruptedError({ turnId, reason });
+}
+
+/** A stable digest of what a message asks, to tell a retry from a different request with the same key. */
+function fingerprint({ message, userId, metadata }: TurnRequest): string {
+  return createHash('sha256')
+    .update(JSON.stringify([message, userId ?? null, metadata ?? null]))
+    .digest('base64url');
+}
+
+/** Span attributes of a resumed part: how each approval was resolved, by whom, and why. */
+function approvalAttributes(approvals: readonly ApprovalRecord[]): Record<string, string> {
+  const resolved = approvals.filter((approval) => approval.status !== 'pending');
+  return {
+    'switchboard.approval.ids': resolved.map((approval) => approval.id).join(','),
+    'switchboard.approval.decisions': resolved.map((approval) => approval.status).join(','),
+    'switchboard.approval.decided_by': resolved.map((approval) => approval.decidedBy ?? '').join(','),
+    'switchboard.approval.comments': JSON.stringify(resolved.map((approval) => approval.comment ?? '')),
+  };
+}
+
+/** The result of a stored turn, as its chat request returned it (or would have). */
+export function resultOfRecord(
+  sessionId: string,
+  record: TurnRecord,
+  history: readonly MessageItem[],
+  approvalMessage: string,
+): TurnResult {
+  const result: TurnResult = {
+    sessionId,
+    turnId: record.turnId,
+    reply: '',
+    status: record.status,
+    steps: record.steps,
+  };
+  if (record.status === 'awaiting_approval') {
+    result.reply = approvalMessage;
+    result.approvals = pendingApprovals(record);
+  } else {
+    const start = history.findIndex((message) => message.id === record.userMessageId);
+    for (let index = start + 1; start >= 0 && index < history.length; index += 1) {
+      const message = history[index] as MessageItem;
+      if (message.role === 'user') break;
+      if (message.role === 'assistant') result.reply = message.content;
+    }
   }
+  if (record.traceId) result.traceId = record.traceId;
+  if (record.error) result.error = { ...record.error };
+  return result;
 }

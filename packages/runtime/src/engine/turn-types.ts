@@ -1,5 +1,20 @@
-import type { RouteStep, TurnStatus } from '../stores/session-store.js';
+import type { ApprovalRecord, RouteStep, TurnStatus } from '../turns/turn-record.js';
+import type { ApprovalRule } from './approvals.js';
 import type { TurnEvent } from './events.js';
+
+/**
+ * What a new message does when its session is busy with a running turn:
+ *
+ * - `wait` (default): queue behind it (up to `sessionWaitMs`, then 409). For
+ *   chat UIs that send one message at a time and for clients that retry.
+ * - `reject`: 409 `session_busy` at once. For clients that must not queue,
+ *   e.g. a bot that would rather drop a duplicate than answer it late.
+ * - `interrupt`: stop the running turn (its agents are aborted through their
+ *   signals; what it stored is kept and it ends `interrupted`), then run the
+ *   new message, which sees it. For chat UIs where a new message replaces
+ *   the question being answered ("stop generating").
+ */
+export type ConcurrencyPolicy = 'wait' | 'reject' | 'interrupt';
 
 /** Limits and defaults of the turn loop. */
 export interface TurnOptions {
@@ -23,6 +38,35 @@ export interface TurnOptions {
   exposeErrorDetails?: boolean;
   /** Session memory expires after this many seconds without a turn of its session (default one day). */
   sessionIdleTtlSeconds?: number;
+  /** What a new message does while its session runs another turn (default `wait`); see {@link ConcurrencyPolicy}. */
+  concurrency?: ConcurrencyPolicy;
+  /**
+   * What the next request on a session does with a turn whose replica
+   * stopped mid-turn (its lease expired while it was `running`): `resume` it
+   * (default: the orchestrator decides again from what was stored; a call
+   * that started but stored no reply runs again, so agents with side effects
+   * should be idempotent), or `fail` it (it ends with a stored error answer).
+   */
+  recovery?: 'resume' | 'fail';
+  /**
+   * What a new message does while its session's turn awaits approval:
+   * `block` (default: 409 `approval_pending` with the pending approval ids)
+   * or `reject` (the pending approvals are rejected, the orchestrator sees
+   * the rejections and ends that turn, then the new message runs).
+   */
+  pendingApprovals?: 'block' | 'reject';
+  /**
+   * Decides, for every agent call, whether it needs a person's approval,
+   * beside each agent's own `requiresApproval`: rules that are not one
+   * agent's (per tenant, per risk, "everything during maintenance").
+   */
+  approvalPolicy?: ApprovalRule;
+  /** How long an approval waits before it counts as rejected (default 86 400 s; `null`: forever). */
+  approvalTtlSeconds?: number | null;
+  /** The reply of a turn that paused for approval (no answer is stored until it continues). */
+  approvalMessage?: string;
+  /** The stored answer of an interrupted turn. */
+  interruptedMessage?: string;
 }
 
 /** One user message to process. */
@@ -35,18 +79,51 @@ export interface TurnRequest {
   metadata?: Record<string, unknown>;
   /** Receives every event of the turn as it happens. */
   onEvent?: (event: TurnEvent) => void;
+  /**
+   * A retried request with the same key (and the same message) returns the
+   * first request's turn instead of running another one, on any replica.
+   */
+  idempotencyKey?: string;
+  /** Overrides the app's {@link TurnOptions.concurrency} for this message. */
+  concurrency?: ConcurrencyPolicy;
 }
 
-/** The outcome of a turn. */
+/** A person's answer to one approval. */
+export interface ApprovalResolution {
+  sessionId: string;
+  approvalId: string;
+  decision: 'approve' | 'reject';
+  /** Shown to the orchestrator with a rejection ("rejected by the user: <comment>"). */
+  comment?: string;
+  /** Who decided (stored on the approval and traced). */
+  userId?: string;
+  tenantId?: string;
+  requestId?: string;
+  /** Receives the events of the turn's continuation. */
+  onEvent?: (event: TurnEvent) => void;
+}
+
+/** A request to stop a running (or paused) turn. */
+export interface CancelRequest {
+  sessionId: string;
+  turnId: string;
+  userId?: string;
+  tenantId?: string;
+  requestId?: string;
+}
+
+/** The outcome of a turn (or of the part of it that ran in this request). */
 export interface TurnResult {
   sessionId: string;
   turnId: string;
-  /** What the user sees. */
+  /** What the user sees: the answer, or `approvalMessage` while the turn awaits approval. */
   reply: string;
   status: TurnStatus;
   steps: RouteStep[];
-  /** The OpenTelemetry trace id, when tracing is on. */
+  /** The approvals still pending, when the turn awaits approval. */
+  approvals?: ApprovalRecord[];
+  /** The OpenTelemetry trace id (of this part of the turn), when tracing is on. */
   traceId?: string;
-  /** The recorded error of a failed turn. */
+  /** The recorded error of a failed, interrupted or blocked turn. */
   error?: { code: string; message: string };
 }

@@ -8,10 +8,20 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   validation_error: 400,
   not_found: 404,
   session_busy: 409,
+  approval_pending: 409,
+  approval_resolved: 409,
+  approval_expired: 409,
+  turn_not_active: 409,
   payload_too_large: 413,
+  idempotency_key_reused: 422,
   store_unavailable: 503,
   shutting_down: 503,
 };
+
+/** What a client reads for a store outage: never the store's address or its error text. */
+const STORE_UNAVAILABLE_MESSAGE = 'The session store is unavailable; try again shortly';
+const UNKNOWN_OUTCOME_MESSAGE =
+  'The session store stopped answering while the message was being stored: it may or may not have been processed. Retry with the same Idempotency-Key to get its result without running it twice';
 
 /** Writes the JSON error body every route uses. */
 export function errorResponse(
@@ -20,25 +30,50 @@ export function errorResponse(
   code: string,
   message: string,
   issues?: readonly string[],
+  extra?: Record<string, unknown>,
 ) {
-  return c.json(
-    { error: issues?.length ? { code, message, issues: [...issues] } : { code, message } },
-    status,
-  );
+  const error: Record<string, unknown> = { code, message };
+  if (issues?.length) error.issues = [...issues];
+  if (extra) Object.assign(error, extra);
+  return c.json({ error }, status);
+}
+
+/** The fields beside code and message that tell a client what to do next. */
+function extraFields(error: SwitchboardError): Record<string, unknown> | undefined {
+  const fields = error as SwitchboardError & {
+    approvalIds?: readonly string[];
+    turnId?: string;
+    outcome?: string;
+  };
+  if (error.code === 'approval_pending')
+    return { approvalIds: [...(fields.approvalIds ?? [])], turnId: fields.turnId };
+  if (error.code === 'store_unavailable' && fields.outcome) {
+    return { outcome: fields.outcome, turnId: fields.turnId };
+  }
+  return undefined;
 }
 
 /**
  * The one place where errors become HTTP statuses: user errors are 4xx with
  * their message; unexpected errors are a 500 without internals or stacks.
  */
-export function handleError(error: unknown, c: Context, log: (error: unknown) => void) {
+export function handleError(
+  error: unknown,
+  c: Context,
+  log: (error: unknown) => void,
+  exposeDetails = false,
+) {
   if (SwitchboardError.isInstance(error)) {
     const known = error as SwitchboardError;
     const status = STATUS_BY_CODE[known.code] ?? (known.kind === 'user' ? 400 : 500);
     if (status >= 500 && status !== 503) log(error);
     const issues = ValidationError.isInstance(error) ? (error as ValidationError).issues : undefined;
-    const message = status === 500 ? 'Internal server error' : known.message;
-    return errorResponse(c, status, known.code, message, issues);
+    let message = status === 500 ? 'Internal server error' : known.message;
+    if (known.code === 'store_unavailable' && !exposeDetails) {
+      // The store's own text names its host and port.
+      message = (known as { outcome?: string }).outcome ? UNKNOWN_OUTCOME_MESSAGE : STORE_UNAVAILABLE_MESSAGE;
+    }
+    return errorResponse(c, status, known.code, message, issues, extraFields(known));
   }
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode;

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import {
   AgentsResponseSchema,
+  ApprovalRequestSchema,
   ChatResponseSchema,
   ErrorResponseSchema,
+  IdempotencyKeySchema,
   SessionIdSchema,
   SessionResponseSchema,
+  TurnIdSchema,
 } from './schemas.js';
 
 const json = (schema: z.ZodType) => ({
@@ -27,6 +30,18 @@ export function buildOpenApiDocument({ title, chatRequest }: { title: string; ch
     required: true,
     schema: z.toJSONSchema(SessionIdSchema),
   };
+  const pathId = (name: string, description: string) => ({
+    name,
+    in: 'path',
+    required: true,
+    description,
+    schema: z.toJSONSchema(TurnIdSchema),
+  });
+  const turnResult = {
+    description:
+      'The turn (or its part that ran): `status` is `completed`, `failed`, `interrupted`, or `awaiting_approval` with the pending `approvals`',
+    content: { ...json(ChatResponseSchema), 'text/event-stream': {} },
+  };
   return {
     openapi: '3.1.0',
     info: { title: `${title} (Switchboard)`, version: '1' },
@@ -36,17 +51,49 @@ export function buildOpenApiDocument({ title, chatRequest }: { title: string; ch
           summary: 'Send a user message and run one turn',
           description:
             'Answers JSON, or Server-Sent Events (turn-start, route, agent-start, agent-delta, agent-end, message, error, turn-end) with `Accept: text/event-stream` or `"stream": true`.',
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description:
+                'A retry with the same key and message returns the first request’s turn instead of running another (on any replica). Without a sessionId, the session id is derived from the key.',
+              schema: z.toJSONSchema(IdempotencyKeySchema),
+            },
+          ],
           requestBody: {
             required: true,
             content: { 'application/json': { schema: z.toJSONSchema(chatRequest, { io: 'input' }) } },
           },
           responses: {
-            '200': {
-              description: 'The turn finished',
-              content: { ...json(ChatResponseSchema), 'text/event-stream': {} },
-            },
-            ...errors(400, 409, 413, 500, 503),
+            '200': turnResult,
+            ...errors(400, 409, 413, 422, 500, 503),
           },
+        },
+      },
+      '/v1/sessions/{id}/approvals/{approvalId}': {
+        post: {
+          summary: 'Approve or reject a pending approval; the turn continues once none is pending',
+          description:
+            'Answers like `POST /v1/chat` (JSON, or Server-Sent Events). 404 for an unknown approval, 409 `approval_resolved` for one already resolved, 409 `approval_expired` for one past its expiry (it counts as rejected).',
+          parameters: [
+            sessionParameter,
+            pathId('approvalId', 'The approval id from the chat response or the approval-request event'),
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: z.toJSONSchema(ApprovalRequestSchema, { io: 'input' }) },
+            },
+          },
+          responses: { '200': turnResult, ...errors(400, 404, 409, 413, 500, 503) },
+        },
+      },
+      '/v1/sessions/{id}/turns/{turnId}/cancel': {
+        post: {
+          summary: 'Stop a running or paused turn (it ends `interrupted`), on whichever replica runs it',
+          parameters: [sessionParameter, pathId('turnId', 'The turn to stop')],
+          responses: { '200': turnResult, ...errors(400, 404, 409, 500, 503) },
         },
       },
       '/v1/sessions/{id}': {

@@ -17,11 +17,11 @@ class InMemoryLease implements SessionLease {
     this.expiresAt = Date.now() + ttlMs;
   }
 
-  async renew(): Promise<boolean> {
+  renew(): boolean {
     return this.#leases.renew(this);
   }
 
-  async release(): Promise<void> {
+  release(): void {
     this.#leases.release(this);
   }
 }
@@ -125,6 +125,12 @@ export class InMemoryLeases {
    */
   holds(sessionId: string, token: string): boolean {
     return this.#states.get(sessionId)?.holder?.token === token;
+  }
+
+  /** Whether anyone holds the session's lease (and it has not expired). */
+  isHeld(sessionId: string): boolean {
+    const holder = this.#states.get(sessionId)?.holder;
+    return holder !== undefined && holder.expiresAt > Date.now();
   }
 
   /** Rejects every waiter and stops every timer. */

@@ -1,13 +1,14 @@
-import { ConfigurationError, type MessageItem, SessionBusyError } from '@switchboard/core';
+import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
+import { isFinished, keepAliveUntil, type TurnRecord } from '../turns/turn-record.js';
 import { freezeMessage } from './freeze.js';
 import { InMemoryLeases } from './in-memory-leases.js';
 import type {
   AppendOptions,
   LeaseOptions,
+  OpenedTurn,
+  OpenTurnOptions,
   SessionLease,
   SessionStore,
-  SynchronousSessionAccess,
-  TurnRecord,
 } from './session-store.js';
 
 /** Options of {@link InMemorySessionStore}. */
@@ -19,6 +20,8 @@ export interface InMemorySessionStoreOptions {
 interface SessionData {
   messages: MessageItem[];
   turns: TurnRecord[];
+  /** Idempotency keys seen: key → the turn and the request fingerprint. */
+  requestKeys?: Map<string, { turnId: string; fingerprint: string }>;
   expiresAt: number;
 }
 
@@ -27,58 +30,30 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * The embedded {@link SessionStore}: sessions live in this process's memory
- * and are forgotten after `idleTtlSeconds` without a write, or on restart.
+ * and are forgotten after `idleTtlSeconds` without a write (never while a
+ * turn holds the session or waits for an approval), or on restart.
  *
- * Appends are O(1), reads copy only the requested tail, and the lease is a
- * fair (first come, first served) mutex per session. Appended messages are
- * frozen (with their `metadata`) and kept by reference, so nobody
- * can change history by mutating what they appended or read. Call `close()` to stop the
- * background sweep timer (it never keeps the process alive on its own).
+ * It answers every call at once, without a promise. Appends are O(1), reads
+ * copy only the requested tail, and the lease is a fair (first come, first
+ * served) mutex per session. Appended messages are frozen (with their
+ * `metadata`) and kept by reference, so nobody can change history by
+ * mutating what they appended or read; turn records are copied when read.
+ * Call `close()` to stop the background sweep timer (it never keeps the
+ * process alive on its own).
  *
  * @example
  * ```ts
  * const sessions = new InMemorySessionStore({ idleTtlSeconds: 3600 });
- * const lease = await sessions.acquireLease('s1', { ttlMs: 30_000, waitMs: 5_000 });
- * try {
- *   const window = await sessions.appendAndRead('s1', [message], { limit: 50 });
- * } finally {
- *   await lease.release();
- * }
+ * const app = new App({ name: 'support', agents, sessionStore: sessions });
  * ```
  */
 export class InMemorySessionStore implements SessionStore {
-  readonly specificationVersion = 'v1' as const;
+  readonly specificationVersion = 'v2' as const;
   readonly #sessions = new Map<string, SessionData>();
   readonly #leases = new InMemoryLeases();
   readonly #idleTtlMs: number;
+  readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
-
-  readonly #synchronous: SynchronousSessionAccess = {
-    append: (sessionId, messages, { turn, lease } = {}) => {
-      this.#checkLease(sessionId, lease);
-      this.#write(sessionId, messages, turn);
-    },
-    appendAndRead: (sessionId, messages, { limit, lease }) => {
-      this.#checkLease(sessionId, lease);
-      return this.#tail(this.#write(sessionId, messages).messages, limit);
-    },
-    tryAcquireLease: (sessionId, { ttlMs }) => this.#leases.tryAcquire(sessionId, ttlMs),
-    release: (lease) => this.#leases.release(lease),
-  };
-
-  /**
-   * The turn path without promises: everything here is in memory, so nothing
-   * needs to wait. Undefined in a subclass that overrides `append`,
-   * `appendAndRead` or `acquireLease`, so that turns go through the override.
-   */
-  get synchronous(): SynchronousSessionAccess | undefined {
-    const base = InMemorySessionStore.prototype;
-    return this.append === base.append &&
-      this.appendAndRead === base.appendAndRead &&
-      this.acquireLease === base.acquireLease
-      ? this.#synchronous
-      : undefined;
-  }
 
   constructor({ idleTtlSeconds = 86_400 }: InMemorySessionStoreOptions = {}) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
@@ -91,55 +66,92 @@ export class InMemorySessionStore implements SessionStore {
     this.#sweepTimer.unref();
   }
 
-  /** Appends messages (and a turn record) in order; refreshes the session's idle expiry. */
-  async append(sessionId: string, messages: readonly MessageItem[], options?: AppendOptions): Promise<void> {
-    this.#synchronous.append(sessionId, messages, options);
+  /** Stores the user message and the turn unless the last turn is unfinished or the key was seen. */
+  openTurn(
+    sessionId: string,
+    userMessage: UserMessage,
+    { turn, limit, lease, requestKey }: OpenTurnOptions,
+  ): OpenedTurn {
+    this.#checkLease(sessionId, lease);
+    const session = this.#live(sessionId);
+    if (session) {
+      const seen = requestKey && session.requestKeys?.get(requestKey.key);
+      if (seen) return { kind: 'duplicate', ...seen };
+      const last = session.turns[session.turns.length - 1];
+      if (last && !isFinished(last.status)) return { kind: 'unfinished', turn: structuredClone(last) };
+    }
+    const written = this.#write(sessionId, [userMessage], turn, true);
+    if (requestKey) {
+      written.requestKeys ??= new Map();
+      written.requestKeys.set(requestKey.key, { turnId: turn.turnId, fingerprint: requestKey.fingerprint });
+    }
+    return { kind: 'opened', messages: this.#tail(written.messages, limit) };
+  }
+
+  /** Appends messages (and replaces the current turn's record) in order; refreshes the idle expiry. */
+  append(sessionId: string, messages: readonly MessageItem[], { turn, lease }: AppendOptions = {}): void {
+    this.#checkLease(sessionId, lease);
+    this.#write(sessionId, messages, turn, false);
   }
 
   /** The last `limit` messages (all when omitted), oldest first. */
-  async read(sessionId: string, { limit }: { limit?: number } = {}): Promise<MessageItem[]> {
+  read(sessionId: string, { limit }: { limit?: number } = {}): MessageItem[] {
     return this.#tail(this.#live(sessionId)?.messages ?? [], limit);
   }
 
-  /** Appends, then reads the last `limit` messages including the appended ones. */
-  async appendAndRead(
-    sessionId: string,
-    messages: readonly MessageItem[],
-    { limit, lease }: { limit: number; lease?: SessionLease },
-  ): Promise<MessageItem[]> {
-    return this.#synchronous.appendAndRead(sessionId, messages, { limit, lease });
+  /** The session's last turn (a copy). */
+  lastTurn(sessionId: string): TurnRecord | undefined {
+    const turns = this.#live(sessionId)?.turns;
+    const last = turns?.[turns.length - 1];
+    return last && structuredClone(last);
   }
 
-  /** The session's turn records, oldest first. */
-  async listTurns(sessionId: string): Promise<TurnRecord[]> {
+  /** The session's turn records (copies), oldest first. */
+  listTurns(sessionId: string): TurnRecord[] {
     return structuredClone(this.#live(sessionId)?.turns ?? []);
   }
 
   /** Whether the session has any message (and has not expired). */
-  async exists(sessionId: string): Promise<boolean> {
+  exists(sessionId: string): boolean {
     return (this.#live(sessionId)?.messages.length ?? 0) > 0;
   }
 
-  /** Forgets the session's messages and turns; false when there was nothing. */
-  async delete(sessionId: string): Promise<boolean> {
+  /** Forgets the session's messages, turns and request keys; false when there was nothing. */
+  delete(sessionId: string): boolean {
     const existed = this.#live(sessionId) !== undefined;
     this.#sessions.delete(sessionId);
     return existed;
   }
 
-  /** Waits (first come, first served) for exclusive use of the session. */
-  acquireLease(sessionId: string, options: LeaseOptions): Promise<SessionLease> {
+  /** The lease at once when the session is free; otherwise waits (first come, first served). */
+  acquireLease(sessionId: string, options: LeaseOptions): SessionLease | Promise<SessionLease> {
+    if (!options.signal?.aborted) {
+      const free = this.#leases.tryAcquire(sessionId, options.ttlMs);
+      if (free) return free;
+    }
     return this.#leases.acquire(sessionId, options);
   }
 
+  /** Calls the listeners of this store (one process: nobody else can hear). */
+  publishCancel(sessionId: string, turnId?: string): void {
+    for (const listener of this.#cancelListeners) listener(sessionId, turnId);
+  }
+
+  /** Listens for {@link InMemorySessionStore.publishCancel}. */
+  onCancel(listener: (sessionId: string, turnId: string | undefined) => void): () => void {
+    this.#cancelListeners.add(listener);
+    return () => this.#cancelListeners.delete(listener);
+  }
+
   /** Always succeeds: memory is always reachable. */
-  async ping(): Promise<void> {}
+  ping(): void {}
 
   /** Stops the sweep timer and rejects anyone still waiting for a lease. Stored sessions stay readable. */
-  async close(): Promise<void> {
+  close(): void {
     clearInterval(this.#sweepTimer);
     this.#sweepTimer = undefined;
     this.#leases.close();
+    this.#cancelListeners.clear();
   }
 
   #checkLease(sessionId: string, lease: SessionLease | undefined): void {
@@ -148,23 +160,34 @@ export class InMemorySessionStore implements SessionStore {
     }
   }
 
-  #write(sessionId: string, messages: readonly MessageItem[], turn?: TurnRecord): SessionData {
+  #write(
+    sessionId: string,
+    messages: readonly MessageItem[],
+    turn: TurnRecord | undefined,
+    newTurn: boolean,
+  ) {
     let session = this.#live(sessionId);
     if (!session) {
       session = { messages: [], turns: [], expiresAt: 0 };
       this.#sessions.set(sessionId, session);
     }
     for (const message of messages) session.messages.push(freezeMessage(message));
-    // Turn records are read rarely (GET /v1/sessions/:id), so they are copied on read, not on write.
-    if (turn) session.turns.push(turn);
-    session.expiresAt = Date.now() + this.#idleTtlMs;
+    // The record is kept as given (the engine hands over a fresh one per write) and copied on read.
+    if (turn) {
+      const { turns } = session;
+      if (newTurn || turns.length === 0) turns.push(turn);
+      else turns[turns.length - 1] = turn;
+    }
+    const idleExpiry = Date.now() + this.#idleTtlMs;
+    const kept = turn ? keepAliveUntil(turn) : undefined;
+    session.expiresAt = kept === null ? Number.POSITIVE_INFINITY : Math.max(idleExpiry, kept ?? 0);
     return session;
   }
 
   /** The session unless it is absent or idle for too long (then it is forgotten). */
   #live(sessionId: string): SessionData | undefined {
     const session = this.#sessions.get(sessionId);
-    if (session && session.expiresAt <= Date.now()) {
+    if (session && session.expiresAt <= Date.now() && !this.#leases.isHeld(sessionId)) {
       this.#sessions.delete(sessionId);
       return undefined;
     }
@@ -180,7 +203,7 @@ export class InMemorySessionStore implements SessionStore {
   #sweep(): void {
     const now = Date.now();
     for (const [sessionId, session] of this.#sessions) {
-      if (session.expiresAt <= now) this.#sessions.delete(sessionId);
+      if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) this.#sessions.delete(sessionId);
     }
   }
 }

@@ -1,44 +1,26 @@
-import type { MessageItem } from '@switchboard/core';
+import type { MessageItem, UserMessage } from '@switchboard/core';
+import type { TurnRecord } from '../turns/turn-record.js';
 
-/** One routing decision of a turn, as recorded for `GET /v1/sessions/:id` and the chat response. */
-export interface RouteStep {
-  /** 0 for the first decision of the turn. */
-  hop: number;
-  /** `call` one agent, `fan-out` to several, `answer` the user, or `error`. */
-  kind: 'call' | 'fan-out' | 'answer' | 'error';
-  /** The calls made (empty for `error`). */
-  calls: Array<{ toolCallId: string; agent: string; thought?: string; reason?: string }>;
-  /** The error message for `kind: 'error'`. */
-  error?: string;
-  /** When the decision was made (ISO 8601). */
-  decidedAt: string;
-  /** How long the orchestrator took to decide, in milliseconds. */
-  durationMs: number;
-}
+export type {
+  ApprovalRecord,
+  ApprovalRisk,
+  ApprovalStatus,
+  FinishedTurnStatus,
+  RouteStep,
+  StepCall,
+  TracePart,
+  TurnRecord,
+  TurnStatus,
+} from '../turns/turn-record.js';
 
-/** How a turn ended. */
-export type TurnStatus = 'completed' | 'failed';
-
-/** The summary of one finished turn. */
-export interface TurnRecord {
-  turnId: string;
-  /** The id of the user message that started the turn. */
-  userMessageId: string;
-  status: TurnStatus;
-  startedAt: string;
-  endedAt: string;
-  steps: RouteStep[];
-  /** The OpenTelemetry trace id of the turn, when tracing is on. */
-  traceId?: string;
-  /** What went wrong, for `status: 'failed'`. */
-  error?: { code: string; message: string };
-}
+/** A value, or a promise of it: stores that answer at once (in memory) return values, others promises. */
+export type Awaitable<T> = T | Promise<T>;
 
 /** Options of {@link SessionStore.acquireLease}. */
 export interface LeaseOptions {
   /** How long the lease lasts unless renewed; a crashed holder's lease expires after this. */
   ttlMs: number;
-  /** How long to wait for a busy session before failing with `SessionBusyError`. */
+  /** How long to wait for a busy session before failing with `SessionBusyError` (0: fail at once). */
   waitMs: number;
   /** Stops waiting when aborted. */
   signal?: AbortSignal;
@@ -48,15 +30,23 @@ export interface LeaseOptions {
 export interface SessionLease {
   readonly sessionId: string;
   readonly token: string;
-  /** Extends the lease by its ttl; resolves false when the lease was lost (expired and taken). */
-  renew(): Promise<boolean>;
-  /** Releases the lease if this holder still owns it. Idempotent. */
-  release(): Promise<void>;
+  /** Extends the lease by its ttl; false when the lease was lost (expired and taken). */
+  renew(): Awaitable<boolean>;
+  /**
+   * Releases the lease if this holder still owns it. Idempotent. Never
+   * rejects: a release the backend did not receive is retried by the store
+   * once the backend is back, so the session does not wait out the ttl.
+   */
+  release(): Awaitable<void>;
 }
 
 /** Options of {@link SessionStore.append}. */
 export interface AppendOptions {
-  /** A finished turn's record, stored in the same round trip as the messages. */
+  /**
+   * The current turn's record, replacing the one stored by
+   * {@link SessionStore.openTurn} (the session's last turn), in the same
+   * atomic write as the messages.
+   */
   turn?: TurnRecord;
   /**
    * The lease the writer holds. When given, the write happens only while
@@ -67,83 +57,98 @@ export interface AppendOptions {
   lease?: SessionLease;
 }
 
+/** An `Idempotency-Key` sent with a message, and a fingerprint of the request it came with. */
+export interface RequestKey {
+  key: string;
+  fingerprint: string;
+}
+
+/** Options of {@link SessionStore.openTurn}. */
+export interface OpenTurnOptions {
+  /** The new turn's record, in state `running`. */
+  turn: TurnRecord;
+  /** How many messages to return (the window, ending with the user message). */
+  limit: number;
+  lease?: SessionLease;
+  /** Remember this key for the turn, or report the turn that already used it. */
+  requestKey?: RequestKey;
+}
+
+/** What {@link SessionStore.openTurn} found. */
+export type OpenedTurn =
+  /** The user message and the turn were stored; `messages` is the window ending with the user message. */
+  | { kind: 'opened'; messages: MessageItem[] }
+  /** Nothing was stored: the session's last turn has not ended (it is running or awaiting approval). */
+  | { kind: 'unfinished'; turn: TurnRecord }
+  /** Nothing was stored: the request key was used before, for turn `turnId`. */
+  | { kind: 'duplicate'; turnId: string; fingerprint: string };
+
 /**
- * Where conversations live: an append-only message log per session, turn
- * records, and a lease per session that serialises turns across replicas.
+ * Where conversations live: an append-only message log per session, the
+ * session's turn records, and a lease per session that serialises turns
+ * across replicas.
+ *
+ * Methods return a value or a promise ({@link Awaitable}): the in-memory
+ * store answers at once, so a turn through it (with an orchestrator and
+ * agents that answer at once too) runs without waiting on the event loop;
+ * `await` works for both.
+ *
+ * A turn writes through {@link openTurn} (the user message and the turn's
+ * record, in one atomic step that first checks the previous turn has ended)
+ * and {@link append} (agent replies, the answer, and the updated record).
+ * The turn's record is always the session's last, so it is replaced in place.
  *
  * Implementations throw `StoreUnavailableError` when the backend cannot be
- * reached (promptly, never hanging) and `CorruptRecordError` for a record that
- * fails validation. Every write refreshes the session's idle expiry.
+ * reached (promptly, never hanging) and `CorruptRecordError` for a record
+ * that fails validation. Every write refreshes the session's idle expiry; a
+ * session whose last turn awaits approval lives at least until its approvals
+ * expire (see `keepAliveUntil`), and a session whose lease is held is never
+ * evicted.
  */
 export interface SessionStore {
-  readonly specificationVersion: 'v1';
-  /** Appends messages (and optionally a turn record) to a session, in order. O(1) per message. */
-  append(sessionId: string, messages: readonly MessageItem[], options?: AppendOptions): Promise<void>;
+  readonly specificationVersion: 'v2';
+  /**
+   * Starts a turn: unless the session's last turn has not ended or the
+   * request key was seen before, appends `userMessage` and `turn` and returns
+   * the last `limit` messages (ending with `userMessage`). Atomic, and
+   * fenced by the lease like {@link append}.
+   */
+  openTurn(sessionId: string, userMessage: UserMessage, options: OpenTurnOptions): Awaitable<OpenedTurn>;
+  /** Appends messages (and replaces the current turn's record), in order. O(1) per message. */
+  append(sessionId: string, messages: readonly MessageItem[], options?: AppendOptions): Awaitable<void>;
   /** Reads the last `limit` messages (every message when omitted), oldest first. */
-  read(sessionId: string, options?: { limit?: number }): Promise<MessageItem[]>;
-  /**
-   * Optional: appends messages and reads the last `limit` messages (including
-   * the appended ones) in one round trip. Use {@link canAppendAndRead} to check.
-   */
-  appendAndRead?(
-    sessionId: string,
-    messages: readonly MessageItem[],
-    options: { limit: number; lease?: SessionLease },
-  ): Promise<MessageItem[]>;
+  read(sessionId: string, options?: { limit?: number }): Awaitable<MessageItem[]>;
+  /** The session's last turn, or undefined when it has none. */
+  lastTurn(sessionId: string): Awaitable<TurnRecord | undefined>;
   /** The session's turn records, oldest first. */
-  listTurns(sessionId: string): Promise<TurnRecord[]>;
+  listTurns(sessionId: string): Awaitable<TurnRecord[]>;
   /** Whether the session has any message. */
-  exists(sessionId: string): Promise<boolean>;
-  /** Deletes the session's messages and turns; resolves false if there was nothing to delete. */
-  delete(sessionId: string): Promise<boolean>;
-  /** Waits for exclusive use of a session; throws `SessionBusyError` after `waitMs`. */
-  acquireLease(sessionId: string, options: LeaseOptions): Promise<SessionLease>;
+  exists(sessionId: string): Awaitable<boolean>;
+  /** Deletes the session's messages, turns and request keys; false if there was nothing to delete. */
+  delete(sessionId: string): Awaitable<boolean>;
+  /**
+   * Exclusive use of a session: the lease at once when the session is free,
+   * else waits; throws `SessionBusyError` after `waitMs`.
+   */
+  acquireLease(sessionId: string, options: LeaseOptions): Awaitable<SessionLease>;
   /** Optional: throws when the backend is not reachable (used by `/readyz`). */
-  ping?(): Promise<void>;
+  ping?(): Awaitable<void>;
   /** Optional: releases connections and timers. */
-  close?(): Promise<void>;
+  close?(): Awaitable<void>;
   /**
-   * Optional, for stores whose backend answers without waiting (process
-   * memory, an embedded synchronous database): the turn path's operations
-   * without a promise. A turn through such a store, with an orchestrator and
-   * agents that answer synchronously, runs start to end without yielding to
-   * the event loop. Use {@link canAnswerSynchronously} to check.
+   * Optional: tells every process sharing this store to stop the session's
+   * running turn (`turnId`, or whichever is running when omitted). Stores
+   * shared by several replicas implement it with
+   * {@link SessionStore.onCancel}; without it only this process hears.
    */
-  readonly synchronous?: SynchronousSessionAccess;
+  publishCancel?(sessionId: string, turnId?: string): Awaitable<void>;
+  /** Optional: calls `listener` for every cancel published by any process; returns an unsubscribe function. */
+  onCancel?(listener: (sessionId: string, turnId: string | undefined) => void): () => void;
 }
 
-/**
- * The synchronous operations of {@link SessionStore.synchronous}. Each
- * behaves as its asynchronous namesake, throwing where that one rejects.
- */
-export interface SynchronousSessionAccess {
-  /** As {@link SessionStore.append}. */
-  append(sessionId: string, messages: readonly MessageItem[], options?: AppendOptions): void;
-  /** As {@link SessionStore.appendAndRead}. */
-  appendAndRead(
-    sessionId: string,
-    messages: readonly MessageItem[],
-    options: { limit: number; lease?: SessionLease },
-  ): MessageItem[];
-  /**
-   * The session's lease when nobody holds it or waits for it, otherwise
-   * undefined: the caller then waits with {@link SessionStore.acquireLease}.
-   */
-  tryAcquireLease(sessionId: string, options: { ttlMs: number }): SessionLease | undefined;
-  /** As {@link SessionLease.release}, for a lease this store gave out. */
-  release(lease: SessionLease): void;
-}
-
-/** True when the store supports {@link SessionStore.appendAndRead}. */
-export function canAppendAndRead(
+/** True when the store relays cancels between processes ({@link SessionStore.publishCancel}). */
+export function canRelayCancels(
   store: SessionStore,
-): store is SessionStore & Required<Pick<SessionStore, 'appendAndRead'>> {
-  return typeof store.appendAndRead === 'function';
-}
-
-/** True when the store offers {@link SessionStore.synchronous}. */
-export function canAnswerSynchronously(
-  store: SessionStore,
-): store is SessionStore & { readonly synchronous: SynchronousSessionAccess } {
-  return typeof store.synchronous === 'object' && store.synchronous !== null;
+): store is SessionStore & Required<Pick<SessionStore, 'publishCancel' | 'onCancel'>> {
+  return typeof store.publishCancel === 'function' && typeof store.onCancel === 'function';
 }

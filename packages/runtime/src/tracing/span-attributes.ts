@@ -25,6 +25,8 @@ export const SpanAttribute = {
   genAiConversationId: 'gen_ai.conversation.id',
   turnId: 'switchboard.turn.id',
   turnStatus: 'switchboard.turn.status',
+  turnResumed: 'switchboard.turn.resumed',
+  turnPreviousTraces: 'switchboard.turn.previous_traces',
   orchestrator: 'switchboard.orchestrator',
   hop: 'switchboard.hop',
   candidates: 'switchboard.candidates',

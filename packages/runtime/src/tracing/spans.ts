@@ -40,6 +40,12 @@ export interface TurnSpanInfo {
   turnId: string;
   userId?: string;
   input: string;
+  /** The earlier parts of a resumed turn: the new part's trace links to each. */
+  links?: ReadonlyArray<{ traceId: string; spanId: string }>;
+  /** Why this part runs: the turn continues after its approvals, after its replica stopped, or is cancelled. */
+  resumed?: 'approval' | 'recovery' | 'cancel';
+  /** More attributes for the part's span (e.g. how its approvals were resolved). */
+  attributes?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -51,7 +57,17 @@ export function startTurnSpan(info: TurnSpanInfo): Span {
   const active = context.active();
   // A new trace per turn (Langfuse groups by trace); a link keeps the way back to an enclosing request span.
   const enclosing = trace.getSpanContext(active);
-  const links = enclosing && isSpanContextValid(enclosing) ? [{ context: enclosing }] : undefined;
+  let links = enclosing && isSpanContextValid(enclosing) ? [{ context: enclosing }] : undefined;
+  if (info.links && info.links.length > 0) {
+    // A resumed turn is a new trace in the same session, linked to the part(s) before it.
+    links = [
+      ...(links ?? []),
+      ...info.links.map(({ traceId, spanId }) => ({
+        context: { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true },
+        attributes: { 'switchboard.link': 'earlier part of the turn' },
+      })),
+    ];
+  }
   const span = switchboardTracer().startSpan(info.orchestrator, { root: true, links }, active);
   if (span.isRecording()) {
     // One `setAttribute` per key: an object spread here costs more than the span itself.
@@ -65,6 +81,13 @@ export function startTurnSpan(info: TurnSpanInfo): Span {
     span.setAttribute(SpanAttribute.turnId, info.turnId);
     span.setAttribute(SpanAttribute.observationInput, input);
     span.setAttribute(SpanAttribute.traceInput, input);
+    if (info.resumed) span.setAttribute(SpanAttribute.turnResumed, info.resumed);
+    if (info.links?.length)
+      span.setAttribute(
+        SpanAttribute.turnPreviousTraces,
+        info.links.map((link) => link.traceId),
+      );
+    for (const [key, value] of Object.entries(info.attributes ?? {})) span.setAttribute(key, value);
   }
   return span;
 }

@@ -7,23 +7,20 @@ describe('fan-out: an orchestrator returning several calls', () => {
   let app: App | undefined;
   afterEach(() => app?.close());
 
-  it('runs the calls concurrently: two 100 ms agents finish in well under 200 ms', async () => {
+  it('runs the calls concurrently: each starts before the other ends', async () => {
     const maps = slowAgent('maps', 100);
     const weather = slowAgent('weather', 100);
     app = createApp({ agents: [maps, weather], handler: fanOut(['maps', 'weather']) }).app;
 
-    const startedAt = performance.now();
     const result = await app.chat({ message: 'plan a hike' });
-    const elapsed = performance.now() - startedAt;
 
     expect(result.reply).toBe('maps done: plan a hike\nweather done: plan a hike');
-    expect(elapsed).toBeLessThan(190);
-    // Each started before the other ended.
+    // Overlap, not a wall-clock bound: each started before the other ended.
     expect(maps.runs[0]!.startedAt).toBeLessThan(weather.runs[0]!.endedAt!);
     expect(weather.runs[0]!.startedAt).toBeLessThan(maps.runs[0]!.endedAt!);
   });
 
-  it('appends the replies in call order even when the second call finishes first, then asks the orchestrator with both', async () => {
+  it('stores each reply as it arrives (the faster first), then asks the orchestrator with both in call order', async () => {
     const created = createApp({
       agents: [slowAgent('slow', 60), slowAgent('fast', 5)],
       handler: fanOut(['slow', 'fast']),
@@ -36,17 +33,20 @@ describe('fan-out: an orchestrator returning several calls', () => {
     const stored = await app.sessions.read('ordered');
     expect(stored.map((message: MessageItem) => [message.role, message.content])).toEqual([
       ['user', 'both please'],
-      ['tool', 'slow done: both please'],
       ['tool', 'fast done: both please'],
+      ['tool', 'slow done: both please'],
       ['assistant', 'slow done: both please\nfast done: both please'],
     ]);
     expect(stored.slice(1, 3).map((message) => message.role === 'tool' && message.toolCallId)).toEqual(
-      calls.map((call) => call.toolCallId),
+      [...calls].reverse().map((call) => call.toolCallId),
     );
 
-    // The second decision saw both replies, in call order.
+    // The second decision saw the history as stored, and the replies to its calls in call order.
     expect(created.orchestrator.seen).toHaveLength(2);
     const [second] = created.orchestrator.seen.slice(1);
+    expect(second!.messages.map((message) => message.content)).toEqual(
+      stored.slice(0, 3).map((m) => m.content),
+    );
     expect(latestToolResults(second!).map((message) => message.name)).toEqual(['slow', 'fast']);
   });
 
@@ -56,11 +56,16 @@ describe('fan-out: an orchestrator returning several calls', () => {
       handler: fanOut(['fine', 'broken', 'stuck']),
     });
     app = created.app;
-    const startedAt = performance.now();
     const result = await app.chat({ message: 'do it all' });
 
-    expect(performance.now() - startedAt).toBeLessThan(500);
     expect(result.status).toBe('completed');
+    // Nobody waited for the stuck agent: the others' replies were stored before its timeout was.
+    const stored = await app.sessions.read(result.sessionId);
+    expect(stored.filter((message) => message.role === 'tool').map((message) => message.name)).toEqual([
+      'broken',
+      'fine',
+      'stuck',
+    ]);
     const results = latestToolResults(created.orchestrator.seen[1]!);
     expect(results.map((message) => [message.name, message.status])).toEqual([
       ['fine', 'ok'],

@@ -1,6 +1,7 @@
 import { defineAgent } from '@switchboard/runtime';
 import { describe, expect, it } from 'vitest';
 import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.js';
+import type { SessionStore } from '../../src/stores/session-store.js';
 import { createApp, relay } from '../support/app-fixtures.js';
 
 /** An agent that records whether a microtask queued before the turn had run by the time it was called. */
@@ -36,16 +37,21 @@ describe('a turn of synchronous steps', () => {
   });
 
   it('waits where a step is pending, and still answers, with a store that answers only asynchronously', async () => {
-    class AsyncOnlyStore extends InMemorySessionStore {
-      override get synchronous() {
-        return undefined;
-      }
-    }
+    // Every method of the store answers with a promise, as a network store's would (listeners aside).
+    const inner = new InMemorySessionStore();
+    const asyncOnly = new Proxy(inner, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target);
+        if (typeof value !== 'function') return value;
+        if (property === 'onCancel') return value.bind(target);
+        return (...args: unknown[]) => Promise.resolve().then(() => value.apply(target, args));
+      },
+    }) as SessionStore;
     const { agent, seen, queue } = tickWatchingAgent();
     const { app } = createApp({
       agents: [agent],
       handler: relay({ defaultAgent: 'watcher' }),
-      sessionStore: new AsyncOnlyStore(),
+      sessionStore: asyncOnly,
     });
     queue();
     const turn = app.chat({ message: 'hi', sessionId: 's' });

@@ -175,6 +175,8 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/v1/agents',
       '/v1/chat',
       '/v1/sessions/{id}',
+      '/v1/sessions/{id}/approvals/{approvalId}',
+      '/v1/sessions/{id}/turns/{turnId}/cancel',
     ]);
     expect(Object.keys(document.paths['/v1/sessions/{id}']!).sort()).toEqual(['delete', 'get']);
     const schema = document.paths['/v1/chat']!.post!.requestBody!.content['application/json']!.schema;
@@ -183,6 +185,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties?.message).toMatchObject({ type: 'string', minLength: 1, maxLength: 500 });
     expect(Object.keys(schema.properties ?? {}).sort()).toEqual([
+      'concurrency',
       'message',
       'metadata',
       'sessionId',

@@ -56,15 +56,21 @@ describe('a session store failing in the middle of a turn', () => {
     expect(((await retry.json()) as { reply: string }).reply).toBe('echo: again');
   });
 
-  it('answers a 503 naming the unavailable store', async () => {
+  it("answers a 503 that says the message may have been stored, without the store's own text", async () => {
     const { app, store } = setUp();
     store.failure = () =>
-      new StoreUnavailableError({ message: 'The session store did not answer within 500 ms' });
-    const response = await app.request('/v1/chat', postJson({ message: 'hi' }));
+      new StoreUnavailableError({ message: `Redis at ${SECRET} did not answer within 500 ms` });
+    const response = await app.request('/v1/chat', postJson({ message: 'hi', sessionId: 'unknown-outcome' }));
     expect(response.status).toBe(503);
-    expect(await response.json()).toEqual({
-      error: { code: 'store_unavailable', message: 'The session store did not answer within 500 ms' },
+    const body = (await response.json()) as { error: Record<string, unknown> };
+    expect(body.error).toMatchObject({
+      code: 'store_unavailable',
+      outcome: 'unknown',
+      turnId: expect.any(String),
     });
+    expect(body.error.message).toContain('Idempotency-Key');
+    expect(JSON.stringify(body)).not.toContain('hunter2');
+    expect(JSON.stringify(body)).not.toContain('10.0.0.9');
   });
 
   it('ends a stream with an error event that still carries sessionId, turnId and messageId, and ends the dialog', async () => {

@@ -2,86 +2,55 @@ import type { MessageItem } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { InMemoryMemoryStore } from '../../src/stores/in-memory-memory-store.js';
 import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.js';
-import type { AppendOptions, SessionLease, SessionStore } from '../../src/stores/session-store.js';
+import type { AppendOptions, SessionLease } from '../../src/stores/session-store.js';
 import { createApp, echoAgent } from '../support/app-fixtures.js';
 import { describeMemoryStoreContract } from './memory-store.contract.js';
-import { describeSessionStoreContract } from './session-store.contract.js';
-
-/**
- * The in-memory store driven through its `synchronous` access wherever it
- * offers one, as the turn engine drives it: the same contract must hold.
- */
-function throughSynchronousAccess(store: InMemorySessionStore): SessionStore {
-  const sync = store.synchronous;
-  if (!sync) throw new Error('the in-memory store should offer synchronous access');
-  const wrap = (lease: SessionLease): SessionLease => ({
-    sessionId: lease.sessionId,
-    token: lease.token,
-    renew: () => lease.renew(),
-    release: async () => sync.release(lease),
-  });
-  return {
-    specificationVersion: 'v1',
-    append: async (sessionId, messages, options) => sync.append(sessionId, messages, options),
-    appendAndRead: async (sessionId, messages, options) => sync.appendAndRead(sessionId, messages, options),
-    read: (sessionId, options) => store.read(sessionId, options),
-    listTurns: (sessionId) => store.listTurns(sessionId),
-    exists: (sessionId) => store.exists(sessionId),
-    delete: (sessionId) => store.delete(sessionId),
-    acquireLease: async (sessionId, options) => {
-      const free = options.signal?.aborted ? undefined : sync.tryAcquireLease(sessionId, options);
-      return wrap(free ?? (await store.acquireLease(sessionId, options)));
-    },
-    close: () => store.close(),
-  };
-}
+import { describeSessionStoreContract, runningTurn } from './session-store.contract.js';
 
 describeSessionStoreContract(
   'in-memory',
   ({ idleTtlSeconds }) => new InMemorySessionStore({ idleTtlSeconds }),
 );
-describeSessionStoreContract('in-memory, synchronous access', ({ idleTtlSeconds }) =>
-  throughSynchronousAccess(new InMemorySessionStore({ idleTtlSeconds })),
-);
 describeMemoryStoreContract('in-memory', () => new InMemoryMemoryStore());
 
-describe('InMemorySessionStore synchronous access', () => {
-  it('gives no lease at once while the session is held; the waiter gets it on release', async () => {
+describe('InMemorySessionStore answers at once', () => {
+  it('answers the turn path with values, not promises, and a busy session with a promise that waits', async () => {
     const store = new InMemorySessionStore();
-    const sync = store.synchronous!;
-    const first = sync.tryAcquireLease('s', { ttlMs: 1000 });
-    expect(first).toBeDefined();
-    expect(sync.tryAcquireLease('s', { ttlMs: 1000 })).toBeUndefined();
+    const first = store.acquireLease('s', { ttlMs: 1000, waitMs: 1000 });
+    expect(first).not.toBeInstanceOf(Promise);
+    const lease = first as SessionLease;
+    const asked: MessageItem = { id: 'm1', role: 'user', content: 'hi', createdAt: new Date().toISOString() };
+    const opened = store.openTurn('s', asked, { turn: runningTurn('m1'), limit: 5, lease });
+    expect(opened).toMatchObject({ kind: 'opened', messages: [asked] });
+    expect(store.append('s', [], { lease })).toBeUndefined();
     const waiting = store.acquireLease('s', { ttlMs: 1000, waitMs: 1000 });
-    sync.release(first!);
+    expect(waiting).toBeInstanceOf(Promise);
+    lease.release();
     // Queued waiters come first: the session is not free for a newcomer while one waits.
     const second = await waiting;
-    expect(second.token).not.toBe(first!.token);
-    expect(sync.tryAcquireLease('s', { ttlMs: 1000 })).toBeUndefined();
-    sync.release(second);
-    expect(sync.tryAcquireLease('s', { ttlMs: 1000 })).toBeDefined();
+    expect(second.token).not.toBe(lease.token);
+    expect(store.acquireLease('s', { ttlMs: 1000, waitMs: 1000 })).toBeInstanceOf(Promise);
+    await second.release();
     await store.close();
   });
 
-  it('is withdrawn from a subclass that overrides a turn-path method, so turns go through the override', async () => {
+  it('lets a subclass override a turn-path method (even asynchronously): turns go through the override', async () => {
     const seen: string[] = [];
     class AuditedStore extends InMemorySessionStore {
-      override async append(sessionId: string, messages: readonly MessageItem[], options?: AppendOptions) {
+      override openTurn(...args: Parameters<InMemorySessionStore['openTurn']>) {
+        seen.push(`open: ${args[1].content}`);
+        return super.openTurn(...args);
+      }
+      override append(sessionId: string, messages: readonly MessageItem[], options?: AppendOptions) {
         seen.push(...messages.map((message) => message.content));
         return super.append(sessionId, messages, options);
       }
     }
-    class QuietStore extends InMemorySessionStore {
-      override async ping() {}
-    }
-    expect(new AuditedStore().synchronous).toBeUndefined();
-    expect(new QuietStore().synchronous).toBeDefined();
-
     const { app } = createApp({ agents: [echoAgent()], sessionStore: new AuditedStore() });
     const result = await app.chat({ message: 'hello', sessionId: 's' });
     expect(result.reply).toBe('echo: hello');
-    // The user message goes through appendAndRead (not overridden); the agent's reply and the answer through append.
-    expect(seen).toEqual(['echo: hello', 'echo: hello']);
+    // The user message through openTurn; the agent's reply and the answer through append.
+    expect(seen).toEqual(['open: hello', 'echo: hello', 'echo: hello']);
     await app.close();
   });
 });

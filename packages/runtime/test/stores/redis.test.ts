@@ -4,7 +4,12 @@ import { createRedisStores, RedisMemoryStore, RedisSessionStore } from '../../sr
 import { REDIS_URL, useRedis } from '../support/redis.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
 import { describeMemoryStoreContract } from './memory-store.contract.js';
-import { describeSessionStoreContract, turnRecord, userMessage } from './session-store.contract.js';
+import {
+  describeSessionStoreContract,
+  runningTurn,
+  turnRecord,
+  userMessage,
+} from './session-store.contract.js';
 
 const redis = useRedis();
 
@@ -34,14 +39,21 @@ describe('RedisSessionStore', () => {
     try {
       await sessions.ping();
       proxy.resetCount();
-      const question = userMessage('what is 2 + 2?');
+      const question = userMessage('what is 2 + 2?') as Extract<MessageItem, { role: 'user' }>;
       const lease = await sessions.acquireLease('s1', { ttlMs: 30_000, waitMs: 1_000 });
-      const window = await sessions.appendAndRead('s1', [question], { limit: 50 });
-      await sessions.append('s1', [reply('tool', '4')]);
-      await sessions.append('s1', [reply('assistant', '2 + 2 = 4')], { turn: turnRecord(question.id) });
+      const opened = await sessions.openTurn('s1', question, {
+        turn: runningTurn(question.id),
+        limit: 50,
+        lease,
+      });
+      await sessions.append('s1', [reply('tool', '4')], { lease, turn: runningTurn(question.id) });
+      await sessions.append('s1', [reply('assistant', '2 + 2 = 4')], {
+        lease,
+        turn: turnRecord(question.id),
+      });
       await lease.release();
       expect(proxy.roundTrips).toBe(5);
-      expect(window).toEqual([question]);
+      expect(opened).toEqual({ kind: 'opened', messages: [question] });
       expect(await sessions.read('s1')).toHaveLength(3);
     } finally {
       await sessions.close();
@@ -94,8 +106,8 @@ describe('RedisSessionStore', () => {
       await expect(sessions.read('broken', { limit: 1 })).rejects.toThrow(/corrupt/);
       await expect(sessions.read('healthy')).resolves.toHaveLength(1);
 
-      await redis.admin.rpush(`${prefix}session:{broken}:turns`, JSON.stringify({ v: 2, turn: {} }));
-      await expect(sessions.listTurns('broken')).rejects.toThrow(/unsupported schema version 2/);
+      await redis.admin.rpush(`${prefix}session:{broken}:turns`, JSON.stringify({ v: 3, turn: {} }));
+      await expect(sessions.listTurns('broken')).rejects.toThrow(/unsupported schema version 3/);
       await redis.admin.rpush(
         `${prefix}session:{healthy}:messages`,
         JSON.stringify({ v: 1, message: { role: 'user' } }),

@@ -1,6 +1,6 @@
 import { createId, type MessageItem, SessionBusyError } from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canAppendAndRead, type SessionStore, type TurnRecord } from '../../src/stores/session-store.js';
+import type { SessionStore, TurnRecord } from '../../src/stores/session-store.js';
 
 /** Builds a store for one test; the suite closes it afterwards. */
 export type SessionStoreFactory = (options: {
@@ -50,6 +50,22 @@ export function turnRecord(userMessageId: string): TurnRecord {
 
 const contents = (messages: readonly MessageItem[]) => messages.map((message) => message.content);
 
+/** Runs a store call that may throw at once or reject, as a promise (store methods may do either). */
+function attempt<T>(call: () => T | Promise<T>): Promise<T> {
+  return Promise.resolve().then(call);
+}
+
+/** A turn that has just started (`running`, no steps yet). */
+export function runningTurn(userMessageId: string): TurnRecord {
+  const now = new Date().toISOString();
+  return { turnId: createId('turn'), userMessageId, status: 'running', startedAt: now, steps: [] };
+}
+
+/** A user message as `openTurn` takes it. */
+function question(content: string) {
+  return userMessage(content) as Extract<MessageItem, { role: 'user' }>;
+}
+
 /** A store may copy or freeze what it keeps: a mutation either throws or changes nothing stored. */
 function attemptMutation(mutate: () => void): void {
   try {
@@ -97,31 +113,82 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       expect(await store.read('unknown', { limit: 5 })).toEqual([]);
     });
 
-    it('appends and reads the window, including the new messages, in one call', async () => {
+    it('opens a turn: stores the user message and the running turn, and returns the window ending with it', async () => {
       const store = await open();
-      expect(canAppendAndRead(store)).toBe(true);
-      if (!canAppendAndRead(store)) return;
       await store.append('s1', ['a', 'b', 'c'].map(userMessage));
-      const window = await store.appendAndRead('s1', [userMessage('d')], { limit: 2 });
-      expect(contents(window)).toEqual(['c', 'd']);
+      const asked = question('d');
+      const turn = runningTurn(asked.id);
+      const opened = await store.openTurn('s1', asked, { turn, limit: 2 });
+      expect(opened.kind).toBe('opened');
+      if (opened.kind !== 'opened') return;
+      expect(contents(opened.messages)).toEqual(['c', 'd']);
       expect(contents(await store.read('s1'))).toEqual(['a', 'b', 'c', 'd']);
+      expect(await store.listTurns('s1')).toEqual([turn]);
+      expect(await store.lastTurn('s1')).toEqual(turn);
+      expect(await store.lastTurn('other')).toBeUndefined();
     });
 
-    it('stores a turn record together with the messages that end the turn', async () => {
+    it('replaces the current turn in place with each write, and keeps earlier turns', async () => {
       const store = await open();
-      const question = userMessage('hi');
-      await store.append('s1', [question]);
-      const first = turnRecord(question.id);
-      await store.append('s1', [toolMessage('hello')], { turn: first });
-      const second = {
-        ...turnRecord(question.id),
+      const first = question('hi');
+      const running = runningTurn(first.id);
+      await store.openTurn('s1', first, { turn: running, limit: 10 });
+      const finished = { ...turnRecord(first.id), turnId: running.turnId };
+      await store.append('s1', [toolMessage('hello')], { turn: { ...running, steps: finished.steps } });
+      await store.append('s1', [], { turn: finished });
+      expect(await store.listTurns('s1')).toEqual([finished]);
+
+      const second = question('again');
+      const next = runningTurn(second.id);
+      await store.openTurn('s1', second, { turn: next, limit: 10 });
+      const failed = {
+        ...next,
         status: 'failed' as const,
+        endedAt: next.startedAt,
         error: { code: 'x', message: 'boom' },
       };
-      await store.append('s1', [], { turn: second });
-      expect(await store.listTurns('s1')).toEqual([first, second]);
-      expect(contents(await store.read('s1'))).toEqual(['hi', 'hello']);
+      await store.append('s1', [], { turn: failed });
+      expect(await store.listTurns('s1')).toEqual([finished, failed]);
+      expect(contents(await store.read('s1'))).toEqual(['hi', 'hello', 'again']);
       expect(await store.listTurns('other')).toEqual([]);
+    });
+
+    it.each(['running', 'awaiting_approval'] as const)(
+      'opens nothing while the last turn is %s, and says which turn it is',
+      async (status) => {
+        const store = await open();
+        const first = question('first');
+        const turn: TurnRecord = { ...runningTurn(first.id), status };
+        await store.openTurn('s1', first, { turn: runningTurn(first.id), limit: 10 });
+        await store.append('s1', [], { turn });
+        const opened = await store.openTurn('s1', question('second'), { turn: runningTurn('x'), limit: 10 });
+        expect(opened).toEqual({ kind: 'unfinished', turn });
+        expect(contents(await store.read('s1'))).toEqual(['first']);
+        expect(await store.listTurns('s1')).toEqual([turn]);
+      },
+    );
+
+    it('remembers a request key: the same key opens nothing and names the first turn', async () => {
+      const store = await open();
+      const first = question('pay invoice 7');
+      const turn = runningTurn(first.id);
+      const requestKey = { key: 'retry-me', fingerprint: 'f1' };
+      await store.openTurn('s1', first, { turn, limit: 10, requestKey });
+      await store.append('s1', [], { turn: { ...turnRecord(first.id), turnId: turn.turnId } });
+      const again = await store.openTurn('s1', question('pay invoice 7'), {
+        turn: runningTurn('x'),
+        limit: 10,
+        requestKey,
+      });
+      expect(again).toEqual({ kind: 'duplicate', turnId: turn.turnId, fingerprint: 'f1' });
+      expect(contents(await store.read('s1'))).toEqual(['pay invoice 7']);
+      // Another session never sees the key.
+      const elsewhere = await store.openTurn('s2', question('pay invoice 7'), {
+        turn: runningTurn('y'),
+        limit: 10,
+        requestKey,
+      });
+      expect(elsewhere.kind).toBe('opened');
     });
 
     it('keeps stored history apart from the objects callers hold', async () => {
@@ -144,9 +211,11 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
 
     it('hands out windows that the next window does not share, whatever the caller does with them', async () => {
       const store = await open();
-      if (!canAppendAndRead(store)) throw new Error('expected appendAndRead');
       await store.append('s1', [userMessage('a'), toolMessage('b')]);
-      const first = await store.appendAndRead('s1', [userMessage('c')], { limit: 10 });
+      const c = question('c');
+      const opened = await store.openTurn('s1', c, { turn: runningTurn(c.id), limit: 10 });
+      if (opened.kind !== 'opened') throw new Error('expected the turn to open');
+      const first = opened.messages;
       first.push(userMessage('pushed by the caller'));
       first.shift();
       const kept = first[0] as MessageItem;
@@ -154,9 +223,12 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         kept.content = 'changed by the caller';
       });
       attemptMutation(() => (kept.metadata as { nested: { items: number[] } }).nested.items.push(3));
-      const second = await store.appendAndRead('s1', [userMessage('d')], { limit: 10 });
-      expect(contents(second)).toEqual(['a', 'b', 'c', 'd']);
-      expect(second[1]).toMatchObject({ metadata: { nested: { items: [1, 2] } } });
+      await store.append('s1', [], { turn: { ...turnRecord(c.id) } });
+      const d = question('d');
+      const reopened = await store.openTurn('s1', d, { turn: runningTurn(d.id), limit: 10 });
+      if (reopened.kind !== 'opened') throw new Error('expected the turn to open');
+      expect(contents(reopened.messages)).toEqual(['a', 'b', 'c', 'd']);
+      expect(reopened.messages[1]).toMatchObject({ metadata: { nested: { items: [1, 2] } } });
     });
 
     it('tells whether a session exists, deletes it, and keeps sessions apart', async () => {
@@ -187,6 +259,57 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       expect(await store.listTurns('busy')).toHaveLength(1);
     });
 
+    it('keeps a session whose turn awaits an approval until the approval expires, beyond the idle time', async () => {
+      const store = await open(1);
+      const asked = question('refund 500');
+      await store.openTurn('paused', asked, { turn: runningTurn(asked.id), limit: 10 });
+      const approval = {
+        id: 'apr_1',
+        toolCallId: 'call_1',
+        agent: 'refunds',
+        message: 'refund 500',
+        risk: 'high' as const,
+        requestedBy: 'agent' as const,
+        requestedAt: new Date().toISOString(),
+        expiresAt: new Date(Date.now() + 2_500).toISOString(),
+        status: 'pending' as const,
+      };
+      await store.append('paused', [], {
+        turn: { ...runningTurn(asked.id), status: 'awaiting_approval', approvals: [approval] },
+      });
+      await sleep(1_300);
+      expect(await store.exists('paused')).toBe(true);
+      expect((await store.lastTurn('paused'))?.approvals).toEqual([approval]);
+    });
+
+    it('keeps a session while its lease is held and renewed, beyond the idle time', async () => {
+      const store = await open(1);
+      const holder = await store.acquireLease('held', { ttlMs: 600, waitMs: 0 });
+      await store.append('held', [userMessage('long turn')], { lease: holder });
+      const renewals = setInterval(() => void Promise.resolve(holder.renew()).catch(() => {}), 150);
+      try {
+        await sleep(1_400);
+        expect(contents(await store.read('held'))).toEqual(['long turn']);
+      } finally {
+        clearInterval(renewals);
+        await holder.release();
+      }
+    });
+
+    it('relays a cancel to every listener sharing the store', async () => {
+      const store = await open();
+      if (!store.publishCancel || !store.onCancel) return;
+      const heard: Array<[string, string | undefined]> = [];
+      const stop = store.onCancel((sessionId, turnId) => heard.push([sessionId, turnId]));
+      // A subscription over the network needs a moment before it hears anything.
+      for (let tries = 0; heard.length === 0 && tries < 50; tries += 1) {
+        await store.publishCancel('s1', 'turn_1');
+        await sleep(20);
+      }
+      expect(heard[0]).toEqual(['s1', 'turn_1']);
+      stop();
+    });
+
     describe('leases', () => {
       const lease = { ttlMs: 5_000, waitMs: 5_000 };
 
@@ -194,7 +317,7 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         const store = await open();
         const first = await store.acquireLease('s1', lease);
         let secondAcquired = false;
-        const second = store.acquireLease('s1', lease).then((acquired) => {
+        const second = attempt(() => store.acquireLease('s1', lease)).then((acquired) => {
           secondAcquired = true;
           return acquired;
         });
@@ -227,9 +350,9 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         const store = await open();
         const holder = await store.acquireLease('s1', lease);
         const startedAt = Date.now();
-        const error = await store
-          .acquireLease('s1', { ttlMs: 5_000, waitMs: 200 })
-          .catch((caught: unknown) => caught);
+        const error = await attempt(() => store.acquireLease('s1', { ttlMs: 5_000, waitMs: 200 })).catch(
+          (caught: unknown) => caught,
+        );
         const waited = Date.now() - startedAt;
         expect(SessionBusyError.isInstance(error)).toBe(true);
         expect((error as Error).message).toContain("Session 's1' is busy");
@@ -247,7 +370,9 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         expect(Date.now() - startedAt).toBeGreaterThanOrEqual(250);
         expect(await crashed.renew()).toBe(false);
         await crashed.release();
-        await expect(store.acquireLease('s1', { ttlMs: 5_000, waitMs: 100 })).rejects.toMatchObject({
+        await expect(
+          attempt(() => store.acquireLease('s1', { ttlMs: 5_000, waitMs: 100 })),
+        ).rejects.toMatchObject({
           code: 'session_busy',
         });
         await next.release();
@@ -264,15 +389,21 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
 
         const late = userMessage('written after losing the lease');
         const lost = { code: 'session_busy', message: expect.stringContaining('taken over') };
-        await expect(store.append('s1', [late], { lease: stalled })).rejects.toMatchObject(lost);
+        await expect(attempt(() => store.append('s1', [late], { lease: stalled }))).rejects.toMatchObject(
+          lost,
+        );
         await expect(
-          store.append('s1', [late], { lease: stalled, turn: turnRecord(late.id) }),
+          attempt(() => store.append('s1', [late], { lease: stalled, turn: turnRecord(late.id) })),
         ).rejects.toMatchObject(lost);
-        if (canAppendAndRead(store)) {
-          await expect(
-            store.appendAndRead('s1', [late], { limit: 10, lease: stalled }),
-          ).rejects.toMatchObject(lost);
-        }
+        await expect(
+          attempt(() =>
+            store.openTurn('s1', late as Extract<MessageItem, { role: 'user' }>, {
+              turn: runningTurn(late.id),
+              limit: 10,
+              lease: stalled,
+            }),
+          ),
+        ).rejects.toMatchObject(lost);
         const current = userMessage('from the new holder');
         await store.append('s1', [current], { lease: next });
         expect((await store.read('s1')).map((message) => message.content)).toEqual([
@@ -288,7 +419,9 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         const holder = await store.acquireLease('s1', { ttlMs: 400, waitMs: 0 });
         const renewals = setInterval(() => void holder.renew(), 100);
         try {
-          await expect(store.acquireLease('s1', { ttlMs: 400, waitMs: 800 })).rejects.toMatchObject({
+          await expect(
+            attempt(() => store.acquireLease('s1', { ttlMs: 400, waitMs: 800 })),
+          ).rejects.toMatchObject({
             code: 'session_busy',
           });
           expect(await holder.renew()).toBe(true);
@@ -303,7 +436,7 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         const store = await open();
         const holder = await store.acquireLease('s1', lease);
         const controller = new AbortController();
-        const waiting = store.acquireLease('s1', { ...lease, signal: controller.signal });
+        const waiting = attempt(() => store.acquireLease('s1', { ...lease, signal: controller.signal }));
         setTimeout(() => controller.abort(new Error('client went away')), 50);
         await expect(waiting).rejects.toThrow('client went away');
         await holder.release();

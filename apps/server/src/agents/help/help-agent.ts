@@ -4,7 +4,7 @@ import { type Agent, defineAgent } from '@switchboard/runtime';
 const NAME = 'help';
 
 /** The example phrases an agent lists in `metadata.examples`, if any. */
-export function examplesOf(agent: AgentMeta): string[] {
+export function examplesOf(agent: Pick<AgentMeta, 'metadata'>): string[] {
   const examples = agent.metadata?.examples;
   return Array.isArray(examples)
     ? examples.filter((example): example is string => typeof example === 'string')

@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { MessageItem } from '@switchboard/core';
+import type { ApprovalRecord, TurnRecord } from '@switchboard/runtime';
 import { afterAll } from 'vitest';
 
 const script = fileURLToPath(new URL('../fixtures/replica.ts', import.meta.url));
@@ -153,7 +154,9 @@ export async function chat(
 /** A session as `GET /v1/sessions/:id` shows it. */
 export interface SessionBody {
   messages: MessageItem[];
-  turns: Array<{ turnId: string; userMessageId: string; status: string }>;
+  turns: TurnRecord[];
+  pendingApprovals: ApprovalRecord[];
+  activeTurn?: { turnId: string; status: TurnRecord['status'] };
 }
 
 /** Reads a session's history from a replica. */

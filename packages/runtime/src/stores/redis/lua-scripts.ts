@@ -5,59 +5,116 @@ import { RedisScript } from './redis-script.js';
  * Inside Lua a missing key reads as `false`.
  */
 
-/**
- * Appends message records (and optionally a turn record), refreshes the idle
- * expiry of both lists, and, with a positive limit, returns the last `limit`
- * message records: as one text, the records joined by newlines (which
- * JSON.stringify never writes), because one long reply costs the client far
- * less to read than many short ones; as a list when there is none, or when a
- * record holds a newline (so it was not written by this store). Pushes go in
- * batches so that a long append stays within Lua's stack. Returns 0 without
- * a limit.
- *
- * With a lease token, writes nothing and returns -1 when another token holds
- * the lease (this writer's lease expired and another turn took the session);
- * a lease that expired with nobody taking it does not stop the write.
- *
- * KEYS: messages, turns, lease. ARGV: ttl ms, limit, message count, lease token or '', message records…, [turn record].
- */
-export const APPEND_SESSION = new RedisScript(`
-if ARGV[4] ~= '' then
+/** The lease check every session write starts with: -1 when another token holds the lease. */
+const CHECK_LEASE = `
+if ARGV[3] ~= '' then
   local holder = redis.call('GET', KEYS[3])
-  if holder and holder ~= ARGV[4] then return -1 end
+  if holder and holder ~= ARGV[3] then return {-1} end
 end
-local count = tonumber(ARGV[3])
-local first = 5
-while first <= 4 + count do
-  local last = math.min(first + 999, 4 + count)
+`;
+
+/**
+ * Sets the expiry of the session's keys: ARGV[1] ms from now, or none when
+ * it is -1 (a pending approval without expiry keeps its session).
+ */
+const REFRESH_EXPIRY = `
+local function refresh(key)
+  if ARGV[1] == '-1' then redis.call('PERSIST', key) else redis.call('PEXPIRE', key, ARGV[1]) end
+end
+refresh(KEYS[1])
+refresh(KEYS[2])
+refresh(KEYS[4])
+`;
+
+/**
+ * Starts a turn. Returns `{2, seen}` when the request key was used before
+ * (`seen` is "turnId fingerprint"), `{1, record}` when the session's last
+ * turn has not ended (its record), and otherwise appends the user message
+ * and the turn record, remembers the request key, refreshes the expiry and
+ * returns `{0, window}`: the last `limit` message records, as one text of
+ * records joined by newlines (which JSON.stringify never writes), because one
+ * long reply costs the client far less to read than many short ones; as a
+ * list when a record holds a newline (so it was not written by this store).
+ * A turn record that has not ended starts with `{"v":2,"s":"<status>"`, so
+ * the script reads the status without decoding JSON; a `v: 1` record has
+ * always ended.
+ *
+ * KEYS: messages, turns, lease, request keys. ARGV: ttl ms, limit, lease token or '',
+ * user message record, turn record, request key or '', "turnId fingerprint".
+ */
+export const OPEN_TURN = new RedisScript(`${CHECK_LEASE}
+if ARGV[6] ~= '' then
+  local seen = redis.call('HGET', KEYS[4], ARGV[6])
+  if seen then return {2, seen} end
+end
+local last = redis.call('LINDEX', KEYS[2], -1)
+if last then
+  local status = string.match(last, '^{"v":%d+,"s":"([%a_]+)"')
+  if status == 'running' or status == 'awaiting_approval' then return {1, last} end
+end
+redis.call('RPUSH', KEYS[1], ARGV[4])
+redis.call('RPUSH', KEYS[2], ARGV[5])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[4], ARGV[6], ARGV[7]) end
+${REFRESH_EXPIRY}
+local limit = tonumber(ARGV[2])
+if limit <= 0 then return {0, {}} end
+local records = redis.call('LRANGE', KEYS[1], -limit, -1)
+for _, record in ipairs(records) do
+  if string.find(record, '\\n', 1, true) then return {0, records} end
+end
+return {0, table.concat(records, '\\n')}
+`);
+
+/**
+ * Appends message records and, optionally, replaces the session's last turn
+ * record (the current turn's), then refreshes the expiry. Pushes go in
+ * batches so that a long append stays within Lua's stack. Returns {0}, or
+ * {-1} when another token holds the lease (this writer's lease expired and
+ * another turn took the session); a lease that expired with nobody taking it
+ * does not stop the write.
+ *
+ * KEYS: messages, turns, lease, request keys. ARGV: ttl ms (-1: none), message count,
+ * lease token or '', message records…, [turn record].
+ */
+export const APPEND_SESSION = new RedisScript(`${CHECK_LEASE}
+local count = tonumber(ARGV[2])
+local first = 4
+while first <= 3 + count do
+  local last = math.min(first + 999, 3 + count)
   redis.call('RPUSH', KEYS[1], unpack(ARGV, first, last))
   first = last + 1
 end
-if #ARGV > 4 + count then redis.call('RPUSH', KEYS[2], ARGV[5 + count]) end
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[1])
-local limit = tonumber(ARGV[2])
-if limit <= 0 then return 0 end
-local records = redis.call('LRANGE', KEYS[1], -limit, -1)
-if #records == 0 then return records end
-for _, record in ipairs(records) do
-  if string.find(record, '\\n', 1, true) then return records end
+if #ARGV > 3 + count then
+  if redis.call('LLEN', KEYS[2]) == 0 then
+    redis.call('RPUSH', KEYS[2], ARGV[4 + count])
+  else
+    redis.call('LSET', KEYS[2], -1, ARGV[4 + count])
+  end
 end
-return table.concat(records, '\\n')
+${REFRESH_EXPIRY}
+return {0}
 `);
 
-/** Extends the lease when the token still matches, or reclaims it when it expired and nobody took it. KEYS: lease. ARGV: token, ttl ms. */
+/**
+ * Extends the lease when the token still matches, or reclaims it when it
+ * expired and nobody took it; a held session's keys then live at least one
+ * idle time more, so that no session expires under a running turn.
+ * KEYS: lease, messages, turns, request keys. ARGV: token, ttl ms, idle ms.
+ */
 export const RENEW_LEASE = new RedisScript(`
 local current = redis.call('GET', KEYS[1])
 if current == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-if not current then
+elseif not current then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
+else
+  return 0
 end
-return 0
+for i = 2, 4 do
+  local ttl = redis.call('PTTL', KEYS[i])
+  if ttl >= 0 and ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+end
+return 1
 `);
 
 /** Deletes the lease only when the token still matches. KEYS: lease. ARGV: token. */

@@ -1,44 +1,47 @@
 import { CorruptRecordError, type MessageItem, MessageItemSchema } from '@switchboard/core';
 import { z } from 'zod';
+import type { TurnRecord } from '../../turns/turn-record.js';
+import { TurnRecordSchema } from '../../turns/turn-schemas.js';
 import { deepFreeze } from '../freeze.js';
-import type { TurnRecord } from '../session-store.js';
 
-/** The schema version every record written by this code carries. */
+/** The schema version of message and memory records, and of turn records an older replica can read. */
 export const RECORD_VERSION = 1;
-
-const RouteStepSchema = z.object({
-  hop: z.number().int().nonnegative(),
-  kind: z.enum(['call', 'fan-out', 'answer', 'error']),
-  calls: z.array(
-    z.object({
-      toolCallId: z.string(),
-      agent: z.string(),
-      thought: z.string().optional(),
-      reason: z.string().optional(),
-    }),
-  ),
-  error: z.string().optional(),
-  decidedAt: z.string(),
-  durationMs: z.number(),
-});
-
-const TurnRecordSchema = z.object({
-  turnId: z.string().min(1),
-  userMessageId: z.string(),
-  status: z.enum(['completed', 'failed']),
-  startedAt: z.string(),
-  endedAt: z.string(),
-  steps: z.array(RouteStepSchema),
-  traceId: z.string().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
-}) satisfies z.ZodType<TurnRecord>;
+/**
+ * The schema version of turn records that only this version can read: a turn
+ * that is running, paused or interrupted, or whose steps use a newer kind.
+ */
+export const TURN_RECORD_VERSION = 2;
 
 /** A stored message: `{ v: 1, message }`. */
 export const MessageRecordSchema = z.object({ v: z.literal(RECORD_VERSION), message: MessageItemSchema });
-/** A stored turn summary: `{ v: 1, turn }`. */
-export const TurnRecordEnvelopeSchema = z.object({ v: z.literal(RECORD_VERSION), turn: TurnRecordSchema });
+/** A stored turn: `{ v: 1, turn }` (readable by older replicas) or `{ v: 2, s: status, turn }`. */
+export const TurnRecordEnvelopeSchema = z.object({
+  v: z.union([z.literal(RECORD_VERSION), z.literal(TURN_RECORD_VERSION)]),
+  s: z.string().optional(),
+  turn: TurnRecordSchema,
+});
 /** A stored memory value: `{ v: 1, value }`. */
 export const MemoryRecordSchema = z.object({ v: z.literal(RECORD_VERSION), value: z.unknown() });
+
+const OLD_STEP_KINDS = new Set(['call', 'fan-out', 'answer', 'error']);
+
+/**
+ * Serialises a turn record. A finished turn that the previous version's
+ * schema accepts (status `completed` or `failed`, the old step kinds) is
+ * written as `v: 1`, so that replicas of the previous version still list it
+ * during a rolling upgrade (they ignore the fields they do not know). Any
+ * other turn is `v: 2`, with its status first (`s`), where the open-turn
+ * script reads it without decoding the record.
+ */
+export function encodeTurnRecord(turn: TurnRecord): string {
+  const readableByV1 =
+    (turn.status === 'completed' || turn.status === 'failed') &&
+    turn.endedAt !== undefined &&
+    turn.steps.every((step) => OLD_STEP_KINDS.has(step.kind));
+  return readableByV1
+    ? JSON.stringify({ v: RECORD_VERSION, turn })
+    : JSON.stringify({ v: TURN_RECORD_VERSION, s: turn.status, turn });
+}
 
 /** Serialises a record body with the current schema version. */
 export function encodeRecord(body: Record<string, unknown>): string {
@@ -63,7 +66,7 @@ function parseRecord<Schema extends z.ZodType>(raw: string, schema: Schema): Par
     return { detail: 'not valid JSON', cause: error };
   }
   const version = typeof json === 'object' && json !== null ? (json as { v?: unknown }).v : undefined;
-  if (version !== RECORD_VERSION) {
+  if (version !== RECORD_VERSION && version !== TURN_RECORD_VERSION) {
     const detail =
       version === undefined
         ? 'the record has no schema version'

@@ -100,6 +100,12 @@ export class RedisConnection {
     }
   }
 
+  /** Calls `listener` each time the connection becomes ready again (after a reconnect); returns an unsubscribe function. */
+  onReady(listener: () => void): () => void {
+    this.client.on('ready', listener);
+    return () => this.client.off('ready', listener);
+  }
+
   /** Where Redis is, for error messages. */
   get address(): string {
     const { host, port, path } = this.client.options;

@@ -14,12 +14,19 @@ export interface SessionKeys {
   turns: string;
   /** The lease token, with the lease's ttl as the key's expiry. */
   lease: string;
+  /** A hash of the `Idempotency-Key`s seen: key → "turnId fingerprint". */
+  requests: string;
 }
 
 /** The keys of one session under `prefix`. */
 export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
   const base = `${prefix}session:{${encodeURIComponent(sessionId)}}`;
-  return { messages: `${base}:messages`, turns: `${base}:turns`, lease: `${base}:lease` };
+  return {
+    messages: `${base}:messages`,
+    turns: `${base}:turns`,
+    lease: `${base}:lease`,
+    requests: `${base}:requests`,
+  };
 }
 
 /** The keys of one memory namespace. */

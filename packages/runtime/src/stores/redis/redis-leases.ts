@@ -3,10 +3,15 @@ import { InMemoryLeases } from '../in-memory-leases.js';
 import type { LeaseOptions, SessionLease } from '../session-store.js';
 import { RELEASE_LEASE, RENEW_LEASE } from './lua-scripts.js';
 import type { RedisConnection } from './redis-connection.js';
+import type { SessionKeys } from './redis-keys.js';
 
 /** The first pause between two attempts on a lease held elsewhere; it doubles up to {@link MAX_POLL_MS}. */
 const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 100;
+/** Releases that did not reach Redis, kept for retrying; more are dropped (their leases expire by themselves). */
+const MAX_UNRELEASED = 10_000;
+/** How often releases that did not reach Redis are sent again while the connection looks up. */
+const RETRY_RELEASE_MS = 500;
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
@@ -38,51 +43,68 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * arrival order inside a replica, hands a released session to the next local
  * waiter without a polling delay, and keeps polling load at one client per
  * session and replica.
+ *
+ * A release that does not reach Redis (it is down or restarting) is kept and
+ * sent again as soon as the connection is back, so that a session does not
+ * stay blocked until its lease's ttl runs out after an outage.
  */
 export class RedisLeases {
   readonly #local = new InMemoryLeases();
   readonly #connection: RedisConnection;
-  readonly #leaseKey: (sessionId: string) => string;
+  readonly #keys: (sessionId: string) => SessionKeys;
+  readonly #idleTtlMs: number;
+  /** Releases to send again: lease key → token and until when the lease could still hold. */
+  readonly #unreleased = new Map<string, { token: string; until: number }>();
+  readonly #stopRetrying: () => void;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(connection: RedisConnection, leaseKey: (sessionId: string) => string) {
+  constructor(connection: RedisConnection, keys: (sessionId: string) => SessionKeys, idleTtlMs: number) {
     this.#connection = connection;
-    this.#leaseKey = leaseKey;
+    this.#keys = keys;
+    this.#idleTtlMs = idleTtlMs;
+    this.#stopRetrying = connection.onReady(() => this.#retryReleases());
   }
 
   /** Waits for the session's lease; `SessionBusyError` after `waitMs`, `StoreUnavailableError` when Redis is down. */
   async acquire(sessionId: string, { ttlMs, waitMs, signal }: LeaseOptions): Promise<SessionLease> {
     const startedAt = Date.now();
     const local = await this.#local.acquire(sessionId, { ttlMs, waitMs, signal });
-    const key = this.#leaseKey(sessionId);
+    const keys = this.#keys(sessionId);
     try {
       for (let poll = FIRST_POLL_MS; ; poll = Math.min(poll * 2, MAX_POLL_MS)) {
         const reply = await this.#connection.run('acquire a session lease', (client) =>
-          client.set(key, local.token, 'PX', ttlMs, 'NX'),
+          client.set(keys.lease, local.token, 'PX', ttlMs, 'NX'),
         );
-        if (reply === 'OK') return this.#lease(local, key, ttlMs);
+        if (reply === 'OK') return this.#lease(local, keys, ttlMs);
         const remaining = startedAt + waitMs - Date.now();
         if (remaining <= 0) throw new SessionBusyError({ sessionId, waitedMs: Date.now() - startedAt });
         // Keep our place at the head of the local queue for as long as we poll.
-        await local.renew();
+        local.renew();
         // Jitter keeps replicas polling the same session from moving in lockstep.
         await pause(Math.min(poll * (0.5 + Math.random()), remaining), signal);
       }
     } catch (error) {
       // A SET that timed out may still reach Redis later; queued behind it on the same connection,
       // this compare-and-delete frees the session as soon as it does (and does nothing otherwise).
-      RELEASE_LEASE.run(this.#connection.client, [key], [local.token]).catch(() => {});
-      await local.release();
+      RELEASE_LEASE.run(this.#connection.client, [keys.lease], [local.token]).catch(() => {
+        this.#remember(keys.lease, local.token, ttlMs);
+      });
+      local.release();
       throw error;
     }
   }
 
   /** Rejects local waiters and stops local timers. */
   close(): void {
+    this.#stopRetrying();
+    clearTimeout(this.#retryTimer);
+    this.#unreleased.clear();
     this.#local.close();
   }
 
-  #lease(local: SessionLease, key: string, ttlMs: number): SessionLease {
+  #lease(local: SessionLease, keys: SessionKeys, ttlMs: number): SessionLease {
     const { sessionId, token } = local;
+    const renewKeys = [keys.lease, keys.messages, keys.turns, keys.requests];
     let released = false;
     return {
       sessionId,
@@ -90,23 +112,48 @@ export class RedisLeases {
       renew: async () => {
         if (released) return false;
         const reply = await this.#connection.run('renew a session lease', (client) =>
-          RENEW_LEASE.run(client, [key], [token, ttlMs]),
+          RENEW_LEASE.run(client, renewKeys, [token, ttlMs, this.#idleTtlMs]),
         );
         if (reply !== 1) return false;
-        await local.renew();
+        local.renew();
         return true;
       },
       release: async () => {
         if (released) return;
         released = true;
+        // The next local waiter may go at once: its SET follows this release on the same connection.
+        local.release();
         try {
           await this.#connection.run('release a session lease', (client) =>
-            RELEASE_LEASE.run(client, [key], [token]),
+            RELEASE_LEASE.run(client, [keys.lease], [token]),
           );
-        } finally {
-          await local.release();
+        } catch {
+          this.#remember(keys.lease, token, ttlMs);
         }
       },
     };
+  }
+
+  #remember(key: string, token: string, ttlMs: number): void {
+    if (this.#unreleased.size >= MAX_UNRELEASED) return;
+    this.#unreleased.set(key, { token, until: Date.now() + ttlMs });
+    // Also on a timer: a hung server that comes back (SIGCONT) never reconnects, so no 'ready' follows.
+    this.#retryTimer ??= setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#retryReleases();
+    }, RETRY_RELEASE_MS);
+    this.#retryTimer.unref();
+  }
+
+  #retryReleases(): void {
+    if (this.#unreleased.size === 0) return;
+    const now = Date.now();
+    for (const [key, { token, until }] of this.#unreleased) {
+      this.#unreleased.delete(key);
+      if (until <= now) continue;
+      this.#connection
+        .run('release a session lease', (client) => RELEASE_LEASE.run(client, [key], [token]))
+        .catch(() => this.#remember(key, token, until - Date.now()));
+    }
   }
 }

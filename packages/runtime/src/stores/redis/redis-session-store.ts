@@ -1,21 +1,32 @@
-import { ConfigurationError, type MessageItem, SessionBusyError } from '@switchboard/core';
+import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
 import type { Redis } from 'ioredis';
+import { keepAliveUntil, type TurnRecord } from '../../turns/turn-record.js';
 import type {
   AppendOptions,
   LeaseOptions,
+  OpenedTurn,
+  OpenTurnOptions,
   SessionLease,
   SessionStore,
-  TurnRecord,
 } from '../session-store.js';
-import { APPEND_SESSION } from './lua-scripts.js';
-import { decodeList, decodeMessages, encodeRecord, TurnRecordEnvelopeSchema } from './records.js';
+import { APPEND_SESSION, OPEN_TURN } from './lua-scripts.js';
+import {
+  decodeList,
+  decodeMessages,
+  decodeRecord,
+  encodeRecord,
+  encodeTurnRecord,
+  TurnRecordEnvelopeSchema,
+} from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
 import { SessionWindowCache } from './window-cache.js';
 
-// What APPEND_SESSION answers when another turn holds the session's lease.
+// What the session scripts answer when another turn holds the session's lease.
 const LEASE_LOST = -1;
+/** The channel cancels are published on, under the key prefix. */
+const CANCEL_CHANNEL = 'cancels';
 
 /** Options of {@link RedisSessionStore}. */
 export interface RedisSessionStoreOptions extends RedisStoreOptions {
@@ -35,13 +46,16 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * serve any session.
  *
  * Each session is a list of message records and a list of turn records
- * (`{ v: 1, … }` JSON, validated with zod when read) plus a lease key.
- * Appends are one `RPUSH`, the orchestrator's window one `LRANGE`; a write
- * and the expiry refreshes and window read that go with it run as one Lua
- * script (atomic, one round trip), so a single-hop turn costs five round
- * trips: acquire the lease, append the user message and read the window,
- * append the agent's reply, append the answer with the turn record, release
- * the lease.
+ * (versioned JSON, validated with zod when read), a hash of the
+ * `Idempotency-Key`s it has seen, and a lease key, all under one hash tag
+ * (one cluster slot). Opening a turn is one Lua script (check the lease and
+ * the previous turn, push the user message and the running turn's record,
+ * read the window); each later write is another (push messages, replace the
+ * turn's record in place). Each is atomic and one round trip, so a
+ * single-hop turn costs five: acquire the lease, open the turn, append the
+ * agent's reply, append the answer with the finished record, release the
+ * lease. Cancels between replicas travel over pub/sub, on a connection
+ * opened when the first listener subscribes.
  *
  * Each turn reads the window again, so the store keeps the last window it
  * read per session (up to `windowCacheChars`) and decodes only the records
@@ -60,12 +74,14 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * ```
  */
 export class RedisSessionStore implements SessionStore {
-  readonly specificationVersion = 'v1' as const;
+  readonly specificationVersion = 'v2' as const;
   readonly #connection: RedisConnection;
   readonly #leases: RedisLeases;
   readonly #keyPrefix: string;
   readonly #idleTtlMs: number;
   readonly #windows: SessionWindowCache;
+  readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
+  #subscriber: Redis | undefined;
 
   /**
    * @param source - an ioredis client (left open on `close()`), or a URL or ioredis options
@@ -89,20 +105,62 @@ export class RedisSessionStore implements SessionStore {
     this.#idleTtlMs = Math.round(idleTtlSeconds * 1000);
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
     this.#windows = new SessionWindowCache({ maxChars: windowCacheChars });
-    this.#leases = new RedisLeases(this.#connection, (sessionId) => this.#keys(sessionId).lease);
+    this.#leases = new RedisLeases(this.#connection, (sessionId) => this.#keys(sessionId), this.#idleTtlMs);
   }
 
-  /** Appends messages (and a turn record) in one script call, refreshing the session's idle expiry. */
+  /** Checks the previous turn and the request key, then stores the user message and the turn: one script call. */
+  async openTurn(
+    sessionId: string,
+    userMessage: UserMessage,
+    { turn, limit, lease, requestKey }: OpenTurnOptions,
+  ): Promise<OpenedTurn> {
+    const keys = this.#keys(sessionId);
+    const args: Array<string | number> = [
+      this.#idleTtlMs,
+      limit > 0 ? limit : 0,
+      lease?.token ?? '',
+      encodeRecord({ message: userMessage }),
+      encodeTurnRecord(turn),
+      requestKey?.key ?? '',
+      requestKey ? `${turn.turnId} ${requestKey.fingerprint}` : '',
+    ];
+    const reply = (await this.#connection.run('open a turn', (client) =>
+      OPEN_TURN.run(client, this.#scriptKeys(keys), args),
+    )) as [number, unknown];
+    const [code, payload] = reply;
+    if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
+    if (code === 2) {
+      const [turnId = '', fingerprint = ''] = String(payload).split(' ');
+      return { kind: 'duplicate', turnId, fingerprint };
+    }
+    if (code === 1) {
+      const record = decodeRecord(`${keys.turns} (last)`, String(payload), TurnRecordEnvelopeSchema);
+      return { kind: 'unfinished', turn: record.turn };
+    }
+    if (typeof payload === 'string')
+      return { kind: 'opened', messages: this.#windows.decode(keys.messages, payload) };
+    this.#windows.forget(keys.messages);
+    return {
+      kind: 'opened',
+      messages: Array.isArray(payload) ? decodeMessages(keys.messages, payload as string[]) : [],
+    };
+  }
+
+  /** Appends messages (and replaces the current turn's record) in one script call, refreshing the expiry. */
   async append(
     sessionId: string,
     messages: readonly MessageItem[],
     { turn, lease }: AppendOptions = {},
   ): Promise<void> {
     if (messages.length === 0 && !turn) return;
-    const written = await this.#connection.run('append to a session', (client) =>
-      this.#write(client, this.#keys(sessionId), messages, { turn, lease, limit: 0 }),
-    );
-    if (written === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
+    const keys = this.#keys(sessionId);
+    const args: Array<string | number> = [this.#expiryMs(turn), messages.length, lease?.token ?? ''];
+    for (const message of messages) args.push(encodeRecord({ message }));
+    if (turn) args.push(encodeTurnRecord(turn));
+    const [code] = (await this.#connection.run('append to a session', (client) =>
+      APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
+    )) as [number];
+    if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
   }
 
   /** The last `limit` messages (all when omitted), oldest first, in one `LRANGE`. */
@@ -115,21 +173,13 @@ export class RedisSessionStore implements SessionStore {
     return decodeMessages(messages, raws);
   }
 
-  /** Appends, refreshes the expiry and reads the last `limit` messages in one script call (one round trip). */
-  async appendAndRead(
-    sessionId: string,
-    messages: readonly MessageItem[],
-    { limit, lease }: { limit: number; lease?: SessionLease },
-  ): Promise<MessageItem[]> {
-    const keys = this.#keys(sessionId);
-    const windowSize = limit > 0 ? limit : 0;
-    const window = await this.#connection.run('append to and read a session', (client) =>
-      this.#write(client, keys, messages, { lease, limit: windowSize }),
+  /** The session's last turn record, in one `LINDEX`. */
+  async lastTurn(sessionId: string): Promise<TurnRecord | undefined> {
+    const { turns } = this.#keys(sessionId);
+    const raw = await this.#connection.run('read the last turn of a session', (client) =>
+      client.lindex(turns, -1),
     );
-    if (window === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
-    if (typeof window === 'string') return this.#windows.decode(keys.messages, window);
-    this.#windows.forget(keys.messages);
-    return Array.isArray(window) ? decodeMessages(keys.messages, window as string[]) : [];
+    return raw === null ? undefined : decodeRecord(`${turns} (last)`, raw, TurnRecordEnvelopeSchema).turn;
   }
 
   /** The session's turn records, oldest first. */
@@ -147,11 +197,14 @@ export class RedisSessionStore implements SessionStore {
     return (await this.#connection.run('check a session', (client) => client.exists(messages))) > 0;
   }
 
-  /** Deletes the session's messages and turns (not its lease); false when there was nothing. */
+  /** Deletes the session's messages, turns and request keys (not its lease); false when there was nothing. */
   async delete(sessionId: string): Promise<boolean> {
-    const { messages, turns } = this.#keys(sessionId);
+    const { messages, turns, requests } = this.#keys(sessionId);
     this.#windows.forget(messages);
-    return (await this.#connection.run('delete a session', (client) => client.del(messages, turns))) > 0;
+    const deleted = await this.#connection.run('delete a session', (client) =>
+      client.del(messages, turns, requests),
+    );
+    return deleted > 0;
   }
 
   /** Waits for exclusive use of the session across every process sharing this Redis. */
@@ -159,14 +212,48 @@ export class RedisSessionStore implements SessionStore {
     return this.#leases.acquire(sessionId, options);
   }
 
+  /** Publishes a cancel to every replica listening on this prefix. */
+  async publishCancel(sessionId: string, turnId?: string): Promise<void> {
+    const message = JSON.stringify({ sessionId, turnId });
+    await this.#connection.run('publish a cancel', (client) =>
+      client.publish(`${this.#keyPrefix}${CANCEL_CHANNEL}`, message),
+    );
+  }
+
+  /**
+   * Calls `listener` for every cancel published on this prefix, by any
+   * replica. The first listener opens a subscriber connection (ioredis
+   * subscribes again by itself after a reconnect).
+   */
+  onCancel(listener: (sessionId: string, turnId: string | undefined) => void): () => void {
+    this.#cancelListeners.add(listener);
+    if (!this.#subscriber) {
+      const channel = `${this.#keyPrefix}${CANCEL_CHANNEL}`;
+      const subscriber = this.#connection.client.duplicate({ lazyConnect: true });
+      subscriber.on('error', () => {});
+      subscriber.on('message', (from: string, text: string) => {
+        if (from !== channel) return;
+        const cancel = parseCancel(text);
+        if (!cancel) return;
+        for (const each of this.#cancelListeners) each(cancel.sessionId, cancel.turnId);
+      });
+      subscriber.subscribe(channel).catch(() => {});
+      this.#subscriber = subscriber;
+    }
+    return () => this.#cancelListeners.delete(listener);
+  }
+
   /** Throws `StoreUnavailableError` unless Redis answers. */
   ping(): Promise<void> {
     return this.#connection.ping();
   }
 
-  /** Rejects local lease waiters and quits the client if the store created it. */
+  /** Rejects local lease waiters, closes the subscriber, and quits the client if the store created it. */
   async close(): Promise<void> {
     this.#leases.close();
+    this.#cancelListeners.clear();
+    this.#subscriber?.disconnect();
+    this.#subscriber = undefined;
     await this.#connection.close();
   }
 
@@ -174,20 +261,27 @@ export class RedisSessionStore implements SessionStore {
     return sessionKeys(this.#keyPrefix, sessionId);
   }
 
-  /**
-   * Pushes the records and refreshes the expiry of every session key (a
-   * missing key ignores its PEXPIRE); with a positive `limit`, resolves to the
-   * last `limit` message records, joined as one text or as a list (see `APPEND_SESSION`).
-   */
-  #write(
-    client: Redis,
-    keys: SessionKeys,
-    messages: readonly MessageItem[],
-    { turn, lease, limit }: { turn?: TurnRecord; lease?: SessionLease; limit: number },
-  ): Promise<unknown> {
-    const args: Array<string | number> = [this.#idleTtlMs, limit, messages.length, lease?.token ?? ''];
-    for (const message of messages) args.push(encodeRecord({ message }));
-    if (turn) args.push(encodeRecord({ turn }));
-    return APPEND_SESSION.run(client, [keys.messages, keys.turns, keys.lease], args);
+  #scriptKeys(keys: SessionKeys): string[] {
+    return [keys.messages, keys.turns, keys.lease, keys.requests];
+  }
+
+  /** How long the session lives after this write: the idle time, or longer while an approval is pending (-1: no expiry). */
+  #expiryMs(turn: TurnRecord | undefined): number {
+    const kept = turn ? keepAliveUntil(turn) : undefined;
+    if (kept === null) return -1;
+    return kept === undefined ? this.#idleTtlMs : Math.max(this.#idleTtlMs, Math.ceil(kept - Date.now()));
+  }
+}
+
+function parseCancel(text: string): { sessionId: string; turnId?: string } | undefined {
+  try {
+    const value = JSON.parse(text) as { sessionId?: unknown; turnId?: unknown };
+    if (typeof value.sessionId !== 'string') return undefined;
+    return {
+      sessionId: value.sessionId,
+      turnId: typeof value.turnId === 'string' ? value.turnId : undefined,
+    };
+  } catch {
+    return undefined;
   }
 }

@@ -1,0 +1,227 @@
+import {
+  createId,
+  createSecretId,
+  type RequestContext,
+  type ToolCall,
+  type ToolMessage,
+} from '@switchboard/core';
+import type { Agent } from '../agents/agent.js';
+import { isPromiseLike } from '../promise-like.js';
+import type { ApprovalRecord, ApprovalRisk } from '../turns/turn-record.js';
+import { isoNow } from './timestamp.js';
+
+/** What an approval rule or policy answers for one call: approval needed or not, how risky, and why. */
+export interface ApprovalRequirement {
+  required: boolean;
+  /** Default `medium`. */
+  risk?: ApprovalRisk;
+  /** Shown to the person who decides. */
+  reason?: string;
+  /** Overrides the app's `approvalTtlSeconds` for this approval (`null`: never expires). */
+  ttlSeconds?: number | null;
+}
+
+/**
+ * Decides whether one call needs a person's approval. It sees the call (its
+ * `message` and structured `input`) and the request's context (user, tenant,
+ * memory). `true` means "required, medium risk".
+ *
+ * @example
+ * ```ts
+ * const refundsOver100: ApprovalRule = (call) =>
+ *   (call.input as { amount: number }).amount > 100
+ *     ? { required: true, risk: 'high', reason: 'refund over 100' }
+ *     : false;
+ * ```
+ */
+export type ApprovalRule = (
+  call: ToolCall,
+  context: RequestContext,
+) => boolean | ApprovalRequirement | Promise<boolean | ApprovalRequirement>;
+
+/** Who asked for an approval. */
+type Source = ApprovalRecord['requestedBy'];
+
+/** A call's requirement, once every rule has answered; undefined when no approval is needed. */
+export interface NeededApproval {
+  requestedBy: Source;
+  risk: ApprovalRisk;
+  reason?: string;
+  ttlSeconds: number | null;
+}
+
+const RISK_ORDER: readonly ApprovalRisk[] = ['low', 'medium', 'high', 'critical'];
+
+function normalise(answer: boolean | ApprovalRequirement | undefined): ApprovalRequirement | undefined {
+  if (answer === true) return { required: true };
+  if (typeof answer === 'object' && answer !== null && answer.required) return answer;
+  return undefined;
+}
+
+/**
+ * The approval rules of one app: each agent's `requiresApproval`, the app's
+ * `approvalPolicy`, and what an orchestrator asks on a call. Built once; a
+ * call is checked only when some rule could ask for approval, so apps
+ * without approvals pay nothing per call.
+ */
+export class ApprovalGate {
+  readonly #rules: ReadonlyMap<string, ApprovalRule | true>;
+  readonly #policy: ApprovalRule | undefined;
+  readonly #ttlSeconds: number | null;
+
+  constructor(
+    agents: ReadonlyMap<string, Agent>,
+    policy: ApprovalRule | undefined,
+    ttlSeconds: number | null,
+  ) {
+    const rules = new Map<string, ApprovalRule | true>();
+    for (const [name, agent] of agents) {
+      if (agent.requiresApproval === true) rules.set(name, true);
+      else if (typeof agent.requiresApproval === 'function') rules.set(name, agent.requiresApproval);
+    }
+    this.#rules = rules;
+    this.#policy = policy;
+    this.#ttlSeconds = ttlSeconds;
+  }
+
+  /** Whether `call` may need approval at all (without running any rule). */
+  mayRequire(call: ToolCall): boolean {
+    return call.requiresApproval === true || this.#policy !== undefined || this.#rules.has(call.toolName);
+  }
+
+  /**
+   * Runs the rules for one call: the orchestrator's flag, the agent's rule,
+   * then the app's policy. Approval is needed when any of them says so; the
+   * highest risk wins and the reasons are joined. A rule that throws fails
+   * closed (approval required, risk high), since a broken check must not let
+   * a risky call through.
+   */
+  check(
+    call: ToolCall,
+    context: RequestContext,
+  ): NeededApproval | undefined | Promise<NeededApproval | undefined> {
+    const answers: Array<
+      [Source, ApprovalRequirement | undefined | Promise<ApprovalRequirement | undefined>]
+    > = [];
+    if (call.requiresApproval) answers.push(['orchestrator', { required: true }]);
+    const rule = this.#rules.get(call.toolName);
+    if (rule === true) answers.push(['agent', { required: true }]);
+    else if (rule) answers.push(['agent', ask(rule, call, context)]);
+    if (this.#policy) answers.push(['policy', ask(this.#policy, call, context)]);
+    if (!answers.some(([, answer]) => isPromiseLike(answer))) {
+      return this.#combine(answers as Array<[Source, ApprovalRequirement | undefined]>);
+    }
+    return Promise.all(answers.map(async ([source, answer]) => [source, await answer] as const)).then(
+      (settled) => this.#combine(settled as Array<[Source, ApprovalRequirement | undefined]>),
+    );
+  }
+
+  /** A pending approval record for `call`. */
+  open(call: ToolCall, needed: NeededApproval): ApprovalRecord {
+    const requestedAt = isoNow();
+    const record: ApprovalRecord = {
+      id: createSecretId('apr'),
+      toolCallId: call.id,
+      agent: call.toolName,
+      message: call.message,
+      risk: needed.risk,
+      requestedBy: needed.requestedBy,
+      requestedAt,
+      expiresAt:
+        needed.ttlSeconds === null ? null : new Date(Date.now() + needed.ttlSeconds * 1000).toISOString(),
+      status: 'pending',
+    };
+    if (call.input !== undefined) record.input = call.input;
+    if (call.thought !== undefined) record.thought = call.thought;
+    if (call.reason !== undefined) record.reason = call.reason;
+    if (needed.reason !== undefined) record.reason = needed.reason;
+    return record;
+  }
+
+  #combine(answers: ReadonlyArray<[Source, ApprovalRequirement | undefined]>): NeededApproval | undefined {
+    let needed: NeededApproval | undefined;
+    const reasons: string[] = [];
+    for (const [source, answer] of answers) {
+      if (!answer) continue;
+      const risk = answer.risk ?? 'medium';
+      const ttlSeconds = answer.ttlSeconds === undefined ? this.#ttlSeconds : answer.ttlSeconds;
+      if (answer.reason) reasons.push(answer.reason);
+      if (!needed) {
+        needed = { requestedBy: source, risk, ttlSeconds };
+        continue;
+      }
+      if (RISK_ORDER.indexOf(risk) > RISK_ORDER.indexOf(needed.risk)) needed.risk = risk;
+      // The strictest expiry wins: a shorter time to decide, never a longer one.
+      if (ttlSeconds !== null && (needed.ttlSeconds === null || ttlSeconds < needed.ttlSeconds))
+        needed.ttlSeconds = ttlSeconds;
+    }
+    if (needed && reasons.length > 0) needed.reason = reasons.join('; ');
+    return needed;
+  }
+}
+
+function ask(
+  rule: ApprovalRule,
+  call: ToolCall,
+  context: RequestContext,
+): ApprovalRequirement | undefined | Promise<ApprovalRequirement | undefined> {
+  const failClosed = (error: unknown): ApprovalRequirement => ({
+    required: true,
+    risk: 'high',
+    reason: `the approval rule failed (${error instanceof Error ? error.message : String(error)})`,
+  });
+  try {
+    const answer = rule(call, context);
+    return isPromiseLike(answer) ? Promise.resolve(answer).then(normalise, failClosed) : normalise(answer);
+  } catch (error) {
+    return failClosed(error);
+  }
+}
+
+/** True when a pending approval's time is up at `now` (epoch ms). */
+export function isOverdue(approval: ApprovalRecord, now: number): boolean {
+  return (
+    approval.status === 'pending' && approval.expiresAt !== null && Date.parse(approval.expiresAt) <= now
+  );
+}
+
+/** Marks every overdue pending approval `expired`; true when any changed. */
+export function expireOverdue(approvals: readonly ApprovalRecord[] | undefined, now = Date.now()): boolean {
+  let changed = false;
+  for (const approval of approvals ?? []) {
+    if (!isOverdue(approval, now)) continue;
+    approval.status = 'expired';
+    approval.decidedAt = isoNow();
+    changed = true;
+  }
+  return changed;
+}
+
+/** The error `tool` message the orchestrator sees for a rejected or expired call. */
+export function refusalMessage(approval: ApprovalRecord): ToolMessage {
+  const content =
+    approval.status === 'expired'
+      ? `rejected: the approval expired at ${approval.expiresAt} without a decision`
+      : `rejected by the user${approval.comment ? `: ${approval.comment}` : ''}`;
+  return {
+    id: createId('msg'),
+    role: 'tool',
+    name: approval.agent,
+    toolCallId: approval.toolCallId,
+    content,
+    status: 'error',
+    createdAt: isoNow(),
+    metadata: {
+      errorCode: approval.status === 'expired' ? 'approval_expired' : 'approval_rejected',
+      approvalId: approval.id,
+    },
+  };
+}
+
+/** The call an approved approval runs: what the orchestrator decided, as stored. */
+export function approvedCall(approval: ApprovalRecord): ToolCall {
+  const call: ToolCall = { id: approval.toolCallId, toolName: approval.agent, message: approval.message };
+  if (approval.input !== undefined) call.input = approval.input;
+  if (approval.thought !== undefined) call.thought = approval.thought;
+  return call;
+}

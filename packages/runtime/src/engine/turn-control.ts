@@ -1,0 +1,105 @@
+import { SessionBusyError } from '@switchboard/core';
+import type { AgentAbort } from './agent-abort.js';
+
+/**
+ * The stop button of one running turn, held in this process while the turn
+ * holds its session's lease. A cancel, a new message with the `interrupt`
+ * policy, or a lost lease stops the turn: its running agents are aborted
+ * through their signals and the engine stops at its next step. Server
+ * shutdown only aborts the agents (the turn then ends as usual).
+ *
+ * No `AbortController` is made unless someone reads {@link signal}: a turn
+ * whose agents answer at once never needs one.
+ */
+export class TurnControl {
+  readonly sessionId: string;
+  turnId: string | undefined;
+  /** Why the turn was stopped, once it was. */
+  stopped: unknown;
+  readonly #calls = new Set<AgentAbort>();
+  #controller: AbortController | undefined;
+  #reject: ((reason: unknown) => void) | undefined;
+  #race: Promise<never> | undefined;
+
+  readonly #shutdown: AbortSignal;
+
+  /** @param shutdown - the app's shutdown signal, which the turn's {@link signal} follows. */
+  constructor(sessionId: string, shutdown: AbortSignal) {
+    this.sessionId = sessionId;
+    this.#shutdown = shutdown;
+  }
+
+  /** Aborted when the turn is stopped or the server gives up on it (the `RequestContext`'s signal). */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      const reason = this.stopped ?? (this.#shutdown.aborted ? this.#shutdown.reason : undefined);
+      if (reason !== undefined) this.#controller.abort(reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** True when the turn was stopped because its lease was lost: it must write nothing more. */
+  get leaseLost(): boolean {
+    return SessionBusyError.isInstance(this.stopped);
+  }
+
+  /** Aborts `abort` with the turn (now, if it already stopped) until the returned function is called. */
+  track(abort: AgentAbort): () => void {
+    if (this.stopped !== undefined) abort.abort(this.stopped);
+    this.#calls.add(abort);
+    return () => this.#calls.delete(abort);
+  }
+
+  /** Aborts the running agents (and the signal) without stopping the turn: server shutdown. */
+  abortAgents(reason: unknown): void {
+    for (const call of this.#calls) call.abort(reason);
+    if (this.#controller && !this.#controller.signal.aborted) this.#controller.abort(reason);
+  }
+
+  /** Stops the turn for `reason`: agents abort, a pending decision is given up, the engine stops at its next step. */
+  stop(reason: unknown): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = reason;
+    this.abortAgents(reason);
+    this.#reject?.(reason);
+  }
+
+  /** Settles like `promise`, or rejects with the stop reason as soon as the turn is stopped. */
+  race<T>(promise: PromiseLike<T>): Promise<T> {
+    if (this.stopped !== undefined) return Promise.reject(this.stopped);
+    if (!this.#race) {
+      this.#race = new Promise<never>((_, reject) => {
+        this.#reject = reject;
+      });
+      this.#race.catch(() => {});
+    }
+    return Promise.race([promise, this.#race]);
+  }
+}
+
+/** The turns running in this process, by session (a session runs one turn at a time). */
+export class RunningTurns {
+  readonly #bySession = new Map<string, TurnControl>();
+
+  add(control: TurnControl): void {
+    this.#bySession.set(control.sessionId, control);
+  }
+
+  delete(control: TurnControl): void {
+    if (this.#bySession.get(control.sessionId) === control) this.#bySession.delete(control.sessionId);
+  }
+
+  /** Stops the session's running turn here, if it is `turnId` (or any, when omitted); true when one was stopped. */
+  stop(sessionId: string, turnId: string | undefined, reason: (turnId: string) => unknown): boolean {
+    const control = this.#bySession.get(sessionId);
+    if (!control || (turnId !== undefined && control.turnId !== turnId)) return false;
+    control.stop(reason(control.turnId ?? 'unknown'));
+    return true;
+  }
+
+  /** Aborts the agents of every running turn (server shutdown). */
+  abortAgents(reason: unknown): void {
+    for (const control of this.#bySession.values()) control.abortAgents(reason);
+  }
+}

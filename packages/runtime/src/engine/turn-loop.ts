@@ -1,0 +1,539 @@
+import { context as otelContext } from '@opentelemetry/api';
+import {
+  type AssistantMessage,
+  type Conversation,
+  createId,
+  type Decision,
+  isErrorMessage,
+  isRouteToUser,
+  MaxHopsExceededError,
+  type MessageItem,
+  type Orchestrator,
+  OrchestratorError,
+  StoreUnavailableError,
+  type ToolCall,
+  type ToolMessage,
+  validateDecision,
+} from '@switchboard/core';
+import type { Agent } from '../agents/agent.js';
+import { isPromiseLike } from '../promise-like.js';
+import type { SessionStore } from '../stores/session-store.js';
+import {
+  endDecisionSpan,
+  endTurnSpan,
+  startDecisionSpan,
+  startTurnSpan,
+  traceIdOf,
+} from '../tracing/spans.js';
+import {
+  pendingApprovals,
+  type RouteStep,
+  type StepCall,
+  type TurnStatus,
+  transition,
+} from '../turns/turn-record.js';
+import { runAgentCall } from './agent-runner.js';
+import { type ApprovalGate, refusalMessage } from './approvals.js';
+import { errorCode, toRouteStep } from './route-step.js';
+import { type Steps, settled } from './steps.js';
+import { isoNow } from './timestamp.js';
+import { withSpan } from './trace-context.js';
+import type { TurnState } from './turn-state.js';
+import type { TurnOptions, TurnResult } from './turn-types.js';
+
+/** How a turn (or the part of it this process runs) ended. */
+export type Outcome =
+  | {
+      status: Exclude<TurnStatus, 'running' | 'awaiting_approval'>;
+      reply: string;
+      error?: Error;
+      toolCallId: string;
+    }
+  | { status: 'awaiting_approval' };
+
+const PAUSED: Outcome = { status: 'awaiting_approval' };
+
+/** What the loop needs from its app, fixed for its lifetime. */
+export interface LoopParts {
+  orchestrator: Orchestrator;
+  agents: ReadonlyMap<string, Agent>;
+  sessions: SessionStore;
+  gate: ApprovalGate;
+  options: Required<Omit<TurnOptions, 'approvalPolicy'>>;
+}
+
+/**
+ * Runs a turn that holds its session's lease, from where it stands to its
+ * end or its next pause: decide, check approvals, run agents, store, repeat.
+ * Every write of a turn goes through {@link TurnLoop.write}.
+ */
+export class TurnLoop {
+  readonly #parts: LoopParts;
+  readonly #candidateNames: readonly string[];
+
+  constructor(parts: LoopParts) {
+    this.#parts = parts;
+    this.#candidateNames = parts.orchestrator.agents.map((agent) => agent.name);
+  }
+
+  /**
+   * The one place a turn writes: messages (user message excepted, which
+   * `openTurn` stores) together with the turn's record as it now stands.
+   * Nothing is written once the turn lost its lease; once it was stopped,
+   * only its closing write (`closing`) is.
+   */
+  write(turn: TurnState, messages: readonly MessageItem[], closing = false): void | Promise<void> {
+    const { control, lease } = turn.runtime;
+    if (control.stopped !== undefined) {
+      if (control.leaseLost) throw control.stopped;
+      if (!closing) return;
+    }
+    turn.wrote = true;
+    const written = this.#parts.sessions.append(turn.sessionId, messages, { turn: turn.snapshot(), lease });
+    // What the orchestrator sees next is the history as stored (a fan-out's replies in the order they came).
+    for (const message of messages) if (message.role !== 'assistant') turn.messages.push(message);
+    return written as void | Promise<void>;
+  }
+
+  /** Starts the span of the part of the turn this process runs (a resumed part links to the earlier ones). */
+  startPart(
+    turn: TurnState,
+    resumed?: 'approval' | 'recovery' | 'cancel',
+    attributes?: Record<string, string>,
+  ): void {
+    const { orchestrator } = this.#parts;
+    const { requestContext } = turn.runtime;
+    const span = startTurnSpan({
+      orchestrator: orchestrator.name,
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      userId: requestContext.userId,
+      input: turn.userText,
+      links: turn.traces,
+      resumed,
+      attributes,
+    });
+    turn.span = span;
+    turn.turnContext = withSpan(otelContext.active(), span);
+    const traceId = traceIdOf(span);
+    if (traceId) {
+      turn.traceId = traceId;
+      const part = { traceId, spanId: span.spanContext().spanId };
+      if (turn.traces) turn.traces.push(part);
+      else turn.traces = [part];
+    }
+  }
+
+  /** Runs the turn from where it stands to its end or its next pause, and stores how it ended. */
+  *drive(turn: TurnState): Steps<TurnResult> {
+    let outcome: Outcome;
+    try {
+      outcome = yield* this.#loop(turn);
+    } catch (error) {
+      if (turn.span) endTurnSpan(turn.span, { error: asError(error) });
+      if (StoreUnavailableError.isInstance(error) && turn.wrote) {
+        // The write may have been stored even though its reply was lost.
+        throw new StoreUnavailableError({
+          message: (error as Error).message,
+          cause: error,
+          outcome: 'unknown',
+          turnId: turn.turnId,
+        });
+      }
+      throw error;
+    }
+    return yield* this.finish(turn, outcome);
+  }
+
+  /** Stores the end (or the pause) of the turn, ends its span, and emits its last events. */
+  *finish(turn: TurnState, outcome: Outcome): Steps<TurnResult> {
+    const { emit } = turn.runtime;
+    const { sessionId, turnId } = turn;
+    if (outcome.status === 'awaiting_approval') {
+      turn.status = transition(turn.status, 'awaiting_approval');
+      try {
+        yield* settled(this.write(turn, []));
+      } finally {
+        if (turn.span) endTurnSpan(turn.span, { output: pendingSummary(turn), status: turn.status });
+      }
+      const pending = pendingApprovals(turn);
+      if (emit) {
+        for (const approval of pending) {
+          emit({
+            type: 'approval-request',
+            sessionId,
+            turnId,
+            messageId: createId('evt'),
+            approvalId: approval.id,
+            toolCallId: approval.toolCallId,
+            agent: approval.agent,
+            message: approval.message,
+            reason: approval.reason,
+            risk: approval.risk,
+            expiresAt: approval.expiresAt,
+            endOfMessage: true,
+          });
+        }
+        emit(turnEnd(turn));
+      }
+      return this.#result(turn, this.#parts.options.approvalMessage, pending);
+    }
+
+    turn.status = transition(turn.status, outcome.status);
+    turn.endedAt = isoNow();
+    for (const approval of pendingApprovals(turn)) {
+      approval.status = 'rejected';
+      approval.decidedAt = turn.endedAt;
+      approval.comment = `the turn ended (${outcome.status}) before a decision`;
+    }
+    if (outcome.error) {
+      const message = this.#parts.options.exposeErrorDetails ? outcome.error.message : outcome.reply;
+      turn.error = { code: errorCode(outcome.error), message };
+    }
+    const answer: AssistantMessage = {
+      id: createId('msg'),
+      role: 'assistant',
+      content: outcome.reply,
+      toolCallId: outcome.toolCallId,
+      createdAt: turn.endedAt,
+    };
+    if (turn.error)
+      answer.metadata = {
+        status: outcome.status === 'failed' ? 'error' : outcome.status,
+        errorCode: turn.error.code,
+      };
+    try {
+      yield* settled(this.write(turn, [answer], true));
+    } finally {
+      if (turn.span)
+        endTurnSpan(turn.span, { output: outcome.reply, error: outcome.error, status: turn.status });
+    }
+    if (emit) {
+      if (turn.error) {
+        emit({
+          type: 'error',
+          sessionId,
+          turnId,
+          messageId: createId('evt'),
+          code: turn.error.code,
+          message: outcome.reply,
+          endOfMessage: true,
+        });
+      }
+      emit({
+        type: 'message',
+        sessionId,
+        turnId,
+        messageId: answer.id,
+        content: outcome.reply,
+        endOfMessage: true,
+      });
+      emit(turnEnd(turn));
+    }
+    return this.#result(turn, outcome.reply);
+  }
+
+  #result(turn: TurnState, reply: string, pending?: TurnResult['approvals']): TurnResult {
+    const result: TurnResult = {
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      reply,
+      status: turn.status,
+      steps: turn.steps,
+    };
+    if (pending && pending.length > 0) result.approvals = pending.map((approval) => ({ ...approval }));
+    if (turn.span && turn.traceId) result.traceId = turn.traceId;
+    // The same as the stored turn: the error's own text only with exposeErrorDetails.
+    if (turn.error) result.error = { ...turn.error };
+    return result;
+  }
+
+  /** The outcome of a stopped turn: interrupted, or (lease lost) a throw, since it may store nothing more. */
+  #stopped(turn: TurnState): Outcome {
+    const { control } = turn.runtime;
+    if (control.leaseLost) throw control.stopped;
+    return {
+      status: 'interrupted',
+      reply: this.#parts.options.interruptedMessage,
+      error: asError(control.stopped),
+      toolCallId: `interrupt_${turn.turnId}`,
+    };
+  }
+
+  *#loop(turn: TurnState): Steps<Outcome> {
+    const { orchestrator, options } = this.#parts;
+    const { maxHops, failureMessage } = options;
+    const { control } = turn.runtime;
+    const { turnId } = turn;
+    const turnContext = turn.turnContext ?? otelContext.active();
+
+    if (turn.unanswered.length > 0) {
+      const calls = turn.unanswered;
+      turn.unanswered = [];
+      const conversation = this.#conversation(turn, Math.max(0, turn.hop - 1));
+      const paused = yield* this.#runCalls(turn, calls, conversation, turnContext);
+      if (paused) return PAUSED;
+      if (turn.unansweredStep) turn.lastResults = turn.repliesTo(turn.unansweredStep);
+    }
+
+    for (;;) {
+      if (control.stopped !== undefined) return this.#stopped(turn);
+      if (turn.hop >= maxHops) {
+        return {
+          reply: failureMessage,
+          status: 'failed',
+          error: new MaxHopsExceededError({ maxHops }),
+          toolCallId: `error_${turnId}`,
+        };
+      }
+      const hop = turn.hop++;
+      const { recorder } = turn;
+      recorder.hop = hop;
+      const conversation = this.#conversation(turn, hop);
+      const decisionSpan = startDecisionSpan(turnContext, {
+        orchestrator: orchestrator.name,
+        hop,
+        candidates: this.#candidateNames,
+      });
+      const decisionContext = withSpan(turnContext, decisionSpan);
+      const startedAt = performance.now();
+      let decision: Decision;
+      try {
+        const pending =
+          decisionContext === turnContext
+            ? orchestrator.decide(conversation)
+            : otelContext.with(decisionContext, orchestrator.decide, orchestrator, conversation);
+        decision = validateDecision(
+          isPromiseLike(pending) ? yield control.race(pending) : pending,
+          conversation.agents,
+        );
+      } catch (error) {
+        if (error === control.stopped) {
+          endDecisionSpan(decisionSpan, { error: asError(error) });
+          return this.#stopped(turn);
+        }
+        // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
+        decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
+      }
+      endDecisionSpan(decisionSpan, decision);
+      const step = toRouteStep(hop, decision, startedAt, options.exposeErrorDetails);
+      this.#recordStep(turn, step);
+
+      if (isErrorMessage(decision)) {
+        return {
+          reply: decision.userMessage ?? failureMessage,
+          status: 'failed',
+          error: decision.error,
+          toolCallId: `error_${turnId}`,
+        };
+      }
+      const calls = Array.isArray(decision) ? decision : [decision];
+      const first = calls[0] as ToolCall;
+      if (isRouteToUser(first)) return { reply: first.message, status: 'completed', toolCallId: first.id };
+      const paused = yield* this.#runCalls(turn, calls, conversation, decisionContext, step.calls);
+      if (paused) return PAUSED;
+    }
+  }
+
+  /** Adds the decision's step (after any notes the orchestrator recorded) to the turn, and emits them. */
+  #recordStep(turn: TurnState, step: RouteStep): void {
+    const { recorder } = turn;
+    const { emit } = turn.runtime;
+    const { notes, annotations } = recorder;
+    if (notes) {
+      recorder.notes = undefined;
+      for (const note of notes) {
+        turn.steps.push(note);
+        emit?.({
+          type: 'route',
+          sessionId: turn.sessionId,
+          turnId: turn.turnId,
+          messageId: createId('evt'),
+          step: note,
+          endOfMessage: true,
+        });
+      }
+    }
+    if (annotations) {
+      recorder.annotations = undefined;
+      step.annotations = annotations;
+    }
+    turn.steps.push(step);
+    emit?.({
+      type: 'route',
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      messageId: createId('evt'),
+      step,
+      endOfMessage: true,
+    });
+  }
+
+  /**
+   * Runs the calls of one step: those that need a person's approval get one
+   * (and wait), refused ones become error replies, the rest run at once,
+   * each reply stored as it arrives. True when the turn must pause.
+   */
+  *#runCalls(
+    turn: TurnState,
+    calls: readonly ToolCall[],
+    conversation: Conversation,
+    decisionContext: ReturnType<typeof otelContext.active>,
+    stepCalls?: StepCall[],
+  ): Steps<boolean> {
+    const { gate } = this.#parts;
+    const { requestContext } = turn.runtime;
+    const results: Array<ToolMessage | undefined> = new Array(calls.length);
+    let toRun: number[] = [];
+    let paused = false;
+    let refusals: ToolMessage[] | undefined;
+    let checks: Array<[number, ReturnType<ApprovalGate['check']>]> | undefined;
+
+    for (let index = 0; index < calls.length; index += 1) {
+      const call = calls[index] as ToolCall;
+      const approval = turn.approvals && turn.approvalFor(call.id);
+      if (approval) {
+        if (approval.status === 'approved') toRun.push(index);
+        else if (approval.status === 'pending') paused = true;
+        else {
+          const refusal = refusalMessage(approval);
+          results[index] = refusal;
+          if (refusals) refusals.push(refusal);
+          else refusals = [refusal];
+        }
+      } else if (gate.mayRequire(call)) {
+        const check: [number, ReturnType<ApprovalGate['check']>] = [index, gate.check(call, requestContext)];
+        if (checks) checks.push(check);
+        else checks = [check];
+      } else toRun.push(index);
+    }
+
+    if (checks) {
+      if (checks.some(([, needed]) => isPromiseLike(needed))) {
+        checks = (yield Promise.all(
+          checks.map(async ([index, needed]) => [index, await needed] as [number, Awaited<typeof needed>]),
+        )) as typeof checks;
+      }
+      for (const [index, needed] of checks as Array<[number, Awaited<ReturnType<ApprovalGate['check']>>]>) {
+        if (!needed) {
+          toRun.push(index);
+          continue;
+        }
+        const approval = gate.open(calls[index] as ToolCall, needed);
+        if (turn.approvals) turn.approvals.push(approval);
+        else turn.approvals = [approval];
+        const stepCall = stepCalls?.[index];
+        if (stepCall) stepCall.approvalId = approval.id;
+        paused = true;
+      }
+      toRun = toRun.sort((left, right) => left - right);
+    }
+
+    if (refusals) yield* settled(this.write(turn, refusals));
+
+    if (toRun.length === 1) {
+      const index = toRun[0] as number;
+      const running = this.#runCall(turn, calls[index] as ToolCall, conversation, decisionContext);
+      const reply = isPromiseLike(running) ? ((yield running) as ToolMessage) : running;
+      results[index] = reply;
+      yield* settled(this.write(turn, [reply]));
+    } else if (toRun.length > 1) {
+      yield* this.#runConcurrently(turn, calls, toRun, results, conversation, decisionContext);
+    }
+
+    if (turn.runtime.control.stopped !== undefined) return false;
+    if (paused) return true;
+    turn.lastResults = results.filter((reply): reply is ToolMessage => reply !== undefined);
+    return false;
+  }
+
+  /** Runs a fan-out's calls concurrently; each reply is stored as soon as it arrives, not when the slowest does. */
+  *#runConcurrently(
+    turn: TurnState,
+    calls: readonly ToolCall[],
+    toRun: readonly number[],
+    results: Array<ToolMessage | undefined>,
+    conversation: Conversation,
+    decisionContext: ReturnType<typeof otelContext.active>,
+  ): Steps<void> {
+    const ready: ToolMessage[] = [];
+    const waiting: Array<Promise<void>> = [];
+    for (const index of toRun) {
+      const running = this.#runCall(turn, calls[index] as ToolCall, conversation, decisionContext);
+      if (!isPromiseLike(running)) {
+        results[index] = running;
+        ready.push(running);
+        continue;
+      }
+      waiting.push(
+        running.then((reply) => {
+          results[index] = reply;
+          return this.write(turn, [reply]);
+        }),
+      );
+    }
+    if (ready.length > 0) yield* settled(this.write(turn, ready));
+    if (waiting.length === 0) return;
+    try {
+      yield Promise.all(waiting);
+    } catch (error) {
+      // A failed write ends the turn: the siblings still running are stopped rather than left behind.
+      turn.runtime.control.abortAgents(error);
+      throw error;
+    }
+  }
+
+  #conversation(turn: TurnState, hop: number): Conversation {
+    return {
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      messages: turn.messages,
+      turnStart: turn.turnStart,
+      hop,
+      agents: this.#parts.orchestrator.agents,
+      lastResults: turn.lastResults,
+      recorder: turn.recorder,
+    };
+  }
+
+  #runCall(
+    turn: TurnState,
+    call: ToolCall,
+    conversation: Conversation,
+    decisionContext: ReturnType<typeof otelContext.active>,
+  ) {
+    const agent = this.#parts.agents.get(call.toolName) as Agent;
+    return runAgentCall({
+      agent,
+      call,
+      conversation,
+      request: turn.runtime.requestContext,
+      parent: decisionContext,
+      timeoutMs: agent.timeoutMs ?? this.#parts.options.agentTimeoutMs,
+      control: turn.runtime.control,
+      emit: turn.runtime.emit,
+    });
+  }
+}
+
+function asError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+function turnEnd(turn: TurnState) {
+  return {
+    type: 'turn-end' as const,
+    sessionId: turn.sessionId,
+    turnId: turn.turnId,
+    messageId: createId('evt'),
+    status: turn.status,
+    traceId: turn.traceId,
+    endOfMessage: true,
+    endOfDialog: true,
+  };
+}
+
+function pendingSummary(turn: TurnState): string {
+  const pending = pendingApprovals(turn);
+  return `awaiting approval: ${pending.map((approval) => `${approval.agent} (${approval.id})`).join(', ')}`;
+}

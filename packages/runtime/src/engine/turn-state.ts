@@ -1,0 +1,217 @@
+import type { Context, Span } from '@opentelemetry/api';
+import type {
+  MessageItem,
+  RequestContext,
+  StepAnnotations,
+  StepRecorder,
+  ToolCall,
+  ToolMessage,
+} from '@switchboard/core';
+import type { SessionLease } from '../stores/session-store.js';
+import type {
+  ApprovalRecord,
+  RouteStep,
+  StepCall,
+  TracePart,
+  TurnRecord,
+  TurnStatus,
+} from '../turns/turn-record.js';
+import type { TurnEvent } from './events.js';
+import { isoNow } from './timestamp.js';
+import type { TurnControl } from './turn-control.js';
+
+/**
+ * What an orchestrator records during one decision (see `StepRecorder`):
+ * kept on the turn and taken by the engine when it records the step.
+ */
+class DecisionNotes implements StepRecorder {
+  hop = 0;
+  notes: RouteStep[] | undefined;
+  annotations: StepAnnotations | undefined;
+
+  annotate(annotations: StepAnnotations): void {
+    this.annotations = this.annotations ? { ...this.annotations, ...annotations } : { ...annotations };
+  }
+
+  note(label: string, annotations?: StepAnnotations): void {
+    const step: RouteStep = {
+      hop: this.hop,
+      kind: 'note',
+      calls: [],
+      label,
+      decidedAt: isoNow(),
+      durationMs: 0,
+    };
+    if (annotations) step.annotations = { ...annotations };
+    if (this.notes) this.notes.push(step);
+    else this.notes = [step];
+  }
+}
+
+/** Who and what a turn needs while it runs in this process. */
+export interface TurnRuntime {
+  lease: SessionLease;
+  control: TurnControl;
+  requestContext: RequestContext;
+  emit: ((event: TurnEvent) => void) | undefined;
+}
+
+/**
+ * A turn while this process runs it: its stored record's fields, the
+ * messages its orchestrator sees, and what it needs to write. The record is
+ * written through the engine's one write point, as a fresh snapshot each
+ * time (the store may keep what it is given).
+ */
+export class TurnState {
+  readonly sessionId: string;
+  readonly turnId: string;
+  readonly userMessageId: string;
+  readonly userText: string;
+  readonly startedAt: string;
+  status: TurnStatus;
+  endedAt: string | undefined;
+  readonly steps: RouteStep[];
+  approvals: ApprovalRecord[] | undefined;
+  traces: TracePart[] | undefined;
+  traceId: string | undefined;
+  error: { code: string; message: string } | undefined;
+  recoveries: number | undefined;
+  /** The window of earlier history followed by the whole turn so far. */
+  messages: MessageItem[] = [];
+  /** Index of the turn's user message in {@link messages}. */
+  turnStart = 0;
+  /** The replies to the previous decision, in call order. */
+  lastResults: readonly ToolMessage[] = [];
+  /** Decisions made so far (notes not counted). */
+  hop = 0;
+  /** Calls of the last stored step that have no stored reply (a resumed turn runs them first). */
+  unanswered: ToolCall[] = [];
+  /** The calls of the step {@link unanswered} belongs to, for the replies in call order. */
+  unansweredStep: StepCall[] | undefined;
+  /** Set once a write was sent: a store failure after it leaves the outcome unknown. */
+  wrote = false;
+  readonly runtime: TurnRuntime;
+  /** The span of the part of the turn this process runs. */
+  span: Span | undefined;
+  turnContext: Context | undefined;
+  readonly recorder = new DecisionNotes();
+
+  constructor(
+    init: Pick<TurnRecord, 'turnId' | 'userMessageId' | 'startedAt' | 'status'> & {
+      sessionId: string;
+      userText: string;
+      steps?: RouteStep[];
+    },
+    runtime: TurnRuntime,
+  ) {
+    this.sessionId = init.sessionId;
+    this.turnId = init.turnId;
+    this.userMessageId = init.userMessageId;
+    this.userText = init.userText;
+    this.startedAt = init.startedAt;
+    this.status = init.status;
+    this.steps = init.steps ?? [];
+    this.runtime = runtime;
+  }
+
+  /** The turn as stored: a fresh object, so later changes here never reach what a store kept. */
+  snapshot(): TurnRecord {
+    const record: TurnRecord = {
+      turnId: this.turnId,
+      userMessageId: this.userMessageId,
+      status: this.status,
+      startedAt: this.startedAt,
+      updatedAt: isoNow(),
+      steps: this.steps.slice(),
+    };
+    if (this.endedAt !== undefined) record.endedAt = this.endedAt;
+    if (this.traceId !== undefined) record.traceId = this.traceId;
+    if (this.traces) record.traces = this.traces.slice();
+    if (this.error) record.error = this.error;
+    if (this.approvals) record.approvals = this.approvals.map((approval) => ({ ...approval }));
+    if (this.recoveries) record.recoveries = this.recoveries;
+    return record;
+  }
+
+  /** The approval asked for `toolCallId`, if any. */
+  approvalFor(toolCallId: string): ApprovalRecord | undefined {
+    return this.approvals?.find((approval) => approval.toolCallId === toolCallId);
+  }
+
+  /** The turn's messages (from its user message on). */
+  turnMessages(): MessageItem[] {
+    return this.messages.slice(this.turnStart);
+  }
+
+  /** The stored replies to `calls`, in call order (calls without a reply are skipped). */
+  repliesTo(calls: readonly StepCall[]): ToolMessage[] {
+    const byCall = new Map<string, ToolMessage>();
+    for (let index = this.turnStart; index < this.messages.length; index += 1) {
+      const message = this.messages[index] as MessageItem;
+      if (message.role === 'tool') byCall.set(message.toolCallId, message);
+    }
+    const replies: ToolMessage[] = [];
+    for (const call of calls) {
+      const reply = byCall.get(call.toolCallId);
+      if (reply) replies.push(reply);
+    }
+    return replies;
+  }
+
+  /**
+   * Rebuilds a stored turn: `history` is the session's messages (at least
+   * up to the turn's user message and everything after it), `window` the
+   * number of earlier messages the orchestrator sees. Works out where the
+   * turn stands: its hop count, and the calls of its last step that have no
+   * reply yet (they run first when it resumes).
+   */
+  static fromRecord(
+    sessionId: string,
+    record: TurnRecord,
+    history: readonly MessageItem[],
+    window: number,
+    runtime: TurnRuntime,
+  ): TurnState | undefined {
+    let index = history.length - 1;
+    while (index >= 0 && history[index]?.id !== record.userMessageId) index -= 1;
+    const user = history[index];
+    if (!user) return undefined;
+    const state = new TurnState(
+      {
+        sessionId,
+        turnId: record.turnId,
+        userMessageId: record.userMessageId,
+        startedAt: record.startedAt,
+        status: record.status,
+        userText: user.content,
+        steps: record.steps.slice(),
+      },
+      runtime,
+    );
+    state.approvals = record.approvals?.map((approval) => ({ ...approval }));
+    state.traces = record.traces?.slice();
+    state.traceId = record.traceId;
+    state.recoveries = record.recoveries;
+    const from = Math.max(0, index - window);
+    state.messages = history.slice(from);
+    state.turnStart = index - from;
+    state.hop = record.steps.filter((step) => step.kind !== 'note').length;
+    const last = record.steps.findLast((step) => step.kind === 'call' || step.kind === 'fan-out');
+    if (last) {
+      const answered = new Set(state.repliesTo(last.calls).map((reply) => reply.toolCallId));
+      state.unanswered = last.calls.filter((call) => !answered.has(call.toolCallId)).map(callOfStep);
+      state.unansweredStep = last.calls;
+      if (state.unanswered.length === 0) state.lastResults = state.repliesTo(last.calls);
+    }
+    return state;
+  }
+}
+
+/** The `ToolCall` a stored step call was made from. */
+function callOfStep(call: StepCall): ToolCall {
+  const toolCall: ToolCall = { id: call.toolCallId, toolName: call.agent, message: call.message ?? '' };
+  if (call.input !== undefined) toolCall.input = call.input;
+  if (call.thought !== undefined) toolCall.thought = call.thought;
+  if (call.reason !== undefined) toolCall.reason = call.reason;
+  return toolCall;
+}

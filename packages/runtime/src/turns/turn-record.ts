@@ -1,0 +1,165 @@
+import type { StepAnnotations } from '@switchboard/core';
+
+/**
+ * The life of a turn. A turn is stored when it starts (`running`) and
+ * updated with every write it makes:
+ *
+ * ```
+ * running ──► awaiting_approval ──► running ──► … ──► completed | failed | interrupted | blocked
+ * ```
+ *
+ * - `running`: deciding or calling agents (or its replica died: the next
+ *   request on the session recovers it once the lease has expired).
+ * - `awaiting_approval`: paused until every pending approval is resolved.
+ * - `completed`: the user was answered. `failed`: the turn ended with an
+ *   error answer. `interrupted`: cancelled, or superseded by a new message.
+ *   `blocked`: a guardrail refused it.
+ */
+export type TurnStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed' | 'interrupted' | 'blocked';
+
+/** The statuses of a turn that has ended; an ended turn's last message is its answer. */
+export type FinishedTurnStatus = Exclude<TurnStatus, 'running' | 'awaiting_approval'>;
+
+const TRANSITIONS: Readonly<Record<TurnStatus, readonly TurnStatus[]>> = {
+  running: ['running', 'awaiting_approval', 'completed', 'failed', 'interrupted', 'blocked'],
+  awaiting_approval: ['awaiting_approval', 'running', 'failed', 'interrupted'],
+  completed: [],
+  failed: [],
+  interrupted: [],
+  blocked: [],
+};
+
+/** True when a turn in `status` has ended (it will never change again). */
+export function isFinished(status: TurnStatus): status is FinishedTurnStatus {
+  return TRANSITIONS[status].length === 0;
+}
+
+/**
+ * The one place that says how a turn may move: returns `to`, or throws when
+ * a turn in state `from` cannot go there (an ended turn never changes).
+ */
+export function transition(from: TurnStatus, to: TurnStatus): TurnStatus {
+  if (!TRANSITIONS[from].includes(to)) throw new Error(`A turn cannot go from '${from}' to '${to}'`);
+  return to;
+}
+
+/** One call of a routing step. */
+export interface StepCall {
+  toolCallId: string;
+  /** The agent called, or `route_to_user`. */
+  agent: string;
+  /** The task text sent to the agent (not repeated for `route_to_user`, whose text is the answer). */
+  message?: string;
+  /** The call's structured input, when it had one. */
+  input?: unknown;
+  thought?: string;
+  reason?: string;
+  /** Set when the call waited for (or was refused) a person's approval. */
+  approvalId?: string;
+}
+
+/** One routing decision of a turn, as recorded for `GET /v1/sessions/:id` and the chat response. */
+export interface RouteStep {
+  /** 0 for the first decision of the turn; a `note` shares the hop of the decision it precedes. */
+  hop: number;
+  /**
+   * `call` one agent, `fan-out` to several, `answer` the user, `error`, or
+   * `note`: something an orchestrator decided that is not a call (a chosen
+   * pattern, a plan), recorded with `recordStep()`.
+   */
+  kind: 'call' | 'fan-out' | 'answer' | 'error' | 'note';
+  /** The calls made (empty for `error` and `note`). */
+  calls: StepCall[];
+  /** The short label of a `note`. */
+  label?: string;
+  /** The error message (or code) for `kind: 'error'`. */
+  error?: string;
+  /** When the decision was made (ISO 8601). */
+  decidedAt: string;
+  /** How long the orchestrator took to decide, in milliseconds. */
+  durationMs: number;
+  /** What patterns and rails recorded on this step (see `StepAnnotations`). */
+  annotations?: StepAnnotations;
+}
+
+/** How risky a call that needs approval is, as its rule or policy says. */
+export type ApprovalRisk = 'low' | 'medium' | 'high' | 'critical';
+
+/** Where an approval stands. `expired` counts as a rejection. */
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+
+/** One call waiting for (or resolved by) a person. Stored with its turn. */
+export interface ApprovalRecord {
+  /** Unguessable; the id in `POST /v1/sessions/:id/approvals/:approvalId`. */
+  id: string;
+  toolCallId: string;
+  agent: string;
+  /** The task text the agent will get. */
+  message: string;
+  /** The call's structured input, when it has one. */
+  input?: unknown;
+  thought?: string;
+  reason?: string;
+  risk: ApprovalRisk;
+  /** Who asked for approval: the orchestrator on the call, the agent's rule, or the app's policy. */
+  requestedBy: 'orchestrator' | 'agent' | 'policy';
+  requestedAt: string;
+  /** When the approval counts as rejected (ISO 8601), or null for never. */
+  expiresAt: string | null;
+  status: ApprovalStatus;
+  decidedAt?: string;
+  /** Who resolved it (the resolving request's user id), when known. */
+  decidedBy?: string;
+  comment?: string;
+}
+
+/** A part of a turn's trace: the first part, and one per resumption (after an approval or a crash). */
+export interface TracePart {
+  traceId: string;
+  spanId: string;
+}
+
+/** A stored turn: its state, its routing steps, and its approvals. */
+export interface TurnRecord {
+  turnId: string;
+  /** The id of the user message that started the turn. */
+  userMessageId: string;
+  status: TurnStatus;
+  startedAt: string;
+  /** When the turn was last written. */
+  updatedAt?: string;
+  /** When the turn ended (finished statuses only). */
+  endedAt?: string;
+  steps: RouteStep[];
+  /** The OpenTelemetry trace id of the turn's latest part, when tracing is on. */
+  traceId?: string;
+  /** Every traced part of the turn, oldest first, when it was resumed. */
+  traces?: TracePart[];
+  /** What went wrong, for `failed`, `interrupted` and `blocked`. */
+  error?: { code: string; message: string };
+  /** Every approval the turn asked for, pending or resolved. */
+  approvals?: ApprovalRecord[];
+  /** How many times the turn was recovered after its replica stopped. */
+  recoveries?: number;
+}
+
+/** The approvals of a turn still waiting for a person. */
+export function pendingApprovals(turn: Pick<TurnRecord, 'approvals'>): ApprovalRecord[] {
+  return turn.approvals?.filter((approval) => approval.status === 'pending') ?? [];
+}
+
+/**
+ * Until when a turn keeps its session alive beyond the idle expiry: the
+ * latest expiry of its pending approvals (epoch ms), `null` for never (an
+ * approval without expiry), or undefined when nothing is pending.
+ */
+export function keepAliveUntil(turn: Pick<TurnRecord, 'approvals' | 'status'>): number | null | undefined {
+  if (turn.status !== 'awaiting_approval') return undefined;
+  let latest: number | undefined;
+  for (const approval of pendingApprovals(turn)) {
+    if (approval.expiresAt === null) return null;
+    const at = Date.parse(approval.expiresAt);
+    if (latest === undefined || at > latest) latest = at;
+  }
+  return latest;
+}
