@@ -171,8 +171,9 @@ export class TurnEngine {
   resolveApproval(resolution: ApprovalResolution): Promise<TurnResult> {
     const control = new TurnControl(resolution.sessionId, this.#parts.signal);
     const context = this.#requestContext(resolution, control);
-    return Promise.resolve(
-      RequestContext.run(context, () => runSteps(this.#resolve(resolution, context, control))),
+    // A promise even when every step answered at once, and a rejection (not a throw) when one failed.
+    return new Promise((resolve) =>
+      resolve(RequestContext.run(context, () => runSteps(this.#resolve(resolution, context, control)))),
     );
   }
 
