@@ -7,9 +7,21 @@ export {
   agentMeta,
   defineAgent,
 } from './agents/agent.js';
+export {
+  type AgentApprovalDecision,
+  type AgentApprovalRequest,
+  AgentPause,
+  type AgentResume,
+} from './agents/agent-pause.js';
 export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm-agent.js';
 export { type ChatClient, clientResolver, type LlmClientOptions } from './agents/llm-client.js';
-export { type LlmTool, type LlmToolContext, type LlmToolDefinition, llmTool } from './agents/llm-tool.js';
+export {
+  type LlmTool,
+  type LlmToolApprovalRule,
+  type LlmToolContext,
+  type LlmToolDefinition,
+  llmTool,
+} from './agents/llm-tool.js';
 export {
   endGeneration,
   type GenerationStart,
@@ -25,9 +37,18 @@ export {
   type ServerHandle,
   type Shutdownable,
   type StartOptions,
+  sessionIdForKey,
 } from './app.js';
+export type { ApprovalRequirement, ApprovalRule } from './engine/approvals.js';
 export type { TurnEvent, TurnEventType } from './engine/events.js';
-export type { TurnOptions, TurnRequest, TurnResult } from './engine/turn-engine.js';
+export type {
+  ApprovalResolution,
+  CancelRequest,
+  ConcurrencyPolicy,
+  TurnOptions,
+  TurnRequest,
+  TurnResult,
+} from './engine/turn-engine.js';
 export type { ServerLimits } from './server/routes.js';
 export * from './stores/index.js';
 export {
@@ -38,3 +59,4 @@ export {
 } from './tracing/observe.js';
 export type { ObservationType } from './tracing/span-attributes.js';
 export { TRACER_NAME } from './tracing/spans.js';
+export { isFinished, keepAliveUntil, pendingApprovals, transition } from './turns/turn-record.js';

@@ -7,6 +7,7 @@ import {
   type ToolCall,
 } from '@switchboard/core';
 import type { ApprovalRule } from '../engine/approvals.js';
+import type { AgentResume } from './agent-pause.js';
 
 /** What an agent's `run` receives besides the task text. */
 export interface AgentContext {
@@ -22,6 +23,12 @@ export interface AgentContext {
   conversation: Conversation;
   /** The request's context (the same as `RequestContext.current()`). */
   request: RequestContext;
+  /**
+   * Set when this call paused for approval (the agent threw an `AgentPause`)
+   * and runs again now that every request was decided: the state the agent
+   * saved and the decisions.
+   */
+  resume?: AgentResume;
 }
 
 /** A reply with metadata kept on the stored `tool` message (e.g. token usage). */

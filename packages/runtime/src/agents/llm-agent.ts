@@ -1,10 +1,16 @@
 import { type Context, context as otelContext } from '@opentelemetry/api';
 import { AgentError, ConfigurationError } from '@switchboard/core';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+import { z } from 'zod';
 import { type Agent, type AgentContext, type AgentReplyWithMetadata, defineAgent } from './agent.js';
+import { type AgentApprovalDecision, AgentPause } from './agent-pause.js';
 import { clientResolver, type LlmClientOptions } from './llm-client.js';
 import { callModel, type ModelRequest } from './llm-model-call.js';
 import type { LlmTool } from './llm-tool.js';
+import { toolApprovals } from './llm-tool-approvals.js';
 import { runToolCalls } from './llm-tool-runner.js';
 import type { TokenUsage } from './llm-tracing.js';
 
@@ -38,6 +44,33 @@ export interface LlmRunSummary {
   /** How many model calls the run made. */
   iterations: number;
 }
+
+/** Where a run stands: what a call that pauses for approval saves, to continue from it. */
+interface SavedRun {
+  messages: ChatCompletionMessageParam[];
+  usage: TokenUsage;
+  /** The text streamed so far. */
+  content: string;
+  /** Model calls made so far. */
+  iterations: number;
+  /** The model's tool calls that wait for approval. */
+  toolCalls: ChatCompletionMessageFunctionToolCall[];
+}
+
+/** Checks a saved run read back from the store (it crossed a boundary). */
+const SavedRunSchema = z.object({
+  messages: z.array(z.looseObject({ role: z.string() })),
+  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
+  content: z.string(),
+  iterations: z.number().int().nonnegative(),
+  toolCalls: z.array(
+    z.looseObject({
+      id: z.string(),
+      type: z.literal('function'),
+      function: z.object({ name: z.string(), arguments: z.string() }),
+    }),
+  ),
+});
 
 interface RunSetup {
   message: string;
@@ -129,6 +162,7 @@ export function llmAgent({
   const toolsByName: ReadonlyMap<string, LlmTool> = new Map(tools.map((tool) => [tool.name, tool]));
   // Computed once: every request sends the same definitions.
   const toolDefinitions = tools.length > 0 ? tools.map((tool) => tool.definition) : undefined;
+  const toolsNeedApproval = tools.some((tool) => tool.requiresApproval);
 
   async function* replies({
     message,
@@ -136,18 +170,57 @@ export function llmAgent({
     parent,
   }: RunSetup): AsyncGenerator<string, AgentReplyWithMetadata> {
     const chat = await getClient();
-    const system = typeof instructions === 'string' ? instructions : await instructions(context);
-    const messages: ChatCompletionMessageParam[] = [
-      { role: 'system', content: system },
-      { role: 'user', content: message },
-    ];
-    const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-    let content = '';
-    for (let iteration = 1; ; iteration++) {
+    let run: SavedRun;
+    let pending:
+      | { calls: ChatCompletionMessageFunctionToolCall[]; decisions?: Map<string, AgentApprovalDecision> }
+      | undefined;
+    if (context.resume) {
+      // The call paused on tools that needed approval: continue from where it stopped.
+      const saved = SavedRunSchema.safeParse(context.resume.state);
+      if (!saved.success) {
+        throw new AgentError({
+          agent: name,
+          message: 'the state saved when the call paused for approval is not readable',
+        });
+      }
+      run = saved.data as SavedRun;
+      pending = {
+        calls: run.toolCalls,
+        decisions: new Map(context.resume.decisions.map((decision) => [decision.id, decision])),
+      };
+    } else {
+      const system = typeof instructions === 'string' ? instructions : await instructions(context);
+      run = {
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: message },
+        ],
+        usage: { inputTokens: 0, outputTokens: 0 },
+        content: '',
+        iterations: 0,
+        toolCalls: [],
+      };
+    }
+    const { messages, usage } = run;
+    for (;;) {
+      if (pending) {
+        const results = await runToolCalls(pending.calls, {
+          tools: toolsByName,
+          agent: context,
+          signal: context.signal,
+          parent,
+          decisions: pending.decisions,
+        });
+        pending.calls.forEach((call, index) => {
+          messages.push({ role: 'tool', tool_call_id: call.id, content: results[index] ?? '' });
+        });
+        pending = undefined;
+      }
+      run.iterations += 1;
       const request: ModelRequest = { model, messages: [...messages] };
       if (toolDefinitions) request.tools = toolDefinitions;
       if (temperature !== undefined) request.temperature = temperature;
-      const prefix = content === '' ? '' : '\n\n';
+      const prefix = run.content === '' ? '' : '\n\n';
       const turn = yield* callModel({
         client: chat,
         request,
@@ -156,29 +229,27 @@ export function llmAgent({
         parent,
         prefix,
       });
-      if (turn.content) content += prefix + turn.content;
+      if (turn.content) run.content += prefix + turn.content;
       usage.inputTokens += turn.usage?.inputTokens ?? 0;
       usage.outputTokens += turn.usage?.outputTokens ?? 0;
       if (turn.toolCalls.length === 0) {
-        const summary: LlmRunSummary = { model, usage, iterations: iteration };
-        return { content, metadata: { ...summary } };
+        const summary: LlmRunSummary = { model, usage, iterations: run.iterations };
+        return { content: run.content, metadata: { ...summary } };
       }
-      if (iteration >= maxIterations) {
+      if (run.iterations >= maxIterations) {
         throw new AgentError({
           agent: name,
-          message: `the model still asked for tools after ${iteration} model calls (maxIterations = ${maxIterations})`,
+          message: `the model still asked for tools after ${run.iterations} model calls (maxIterations = ${maxIterations})`,
         });
       }
       messages.push({ role: 'assistant', content: turn.content || null, tool_calls: turn.toolCalls });
-      const results = await runToolCalls(turn.toolCalls, {
-        tools: toolsByName,
-        agent: context,
-        signal: context.signal,
-        parent,
-      });
-      turn.toolCalls.forEach((call, index) => {
-        messages.push({ role: 'tool', tool_call_id: call.id, content: results[index] ?? '' });
-      });
+      const approvals = toolsNeedApproval ? await toolApprovals(turn.toolCalls, toolsByName, context) : [];
+      if (approvals.length > 0) {
+        // None of this round's tools runs before a person has decided; the call resumes from here.
+        run.toolCalls = turn.toolCalls;
+        throw new AgentPause({ requests: approvals, state: run });
+      }
+      pending = { calls: turn.toolCalls };
     }
   }
 

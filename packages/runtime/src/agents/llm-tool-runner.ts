@@ -1,6 +1,7 @@
 import { type Context, context as otelContext, trace } from '@opentelemetry/api';
 import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions';
 import type { AgentContext } from './agent.js';
+import type { AgentApprovalDecision } from './agent-pause.js';
 import type { LlmTool } from './llm-tool.js';
 import { endToolSpan, startToolSpan } from './llm-tracing.js';
 
@@ -11,13 +12,16 @@ export interface ToolRunContext {
   signal: AbortSignal;
   /** The trace context the tool spans nest under. */
   parent: Context;
+  /** A person's decisions on the calls that waited for approval, by tool call id. */
+  decisions?: ReadonlyMap<string, AgentApprovalDecision>;
 }
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+/** Parses a tool call's JSON arguments; an empty text is `{}`. */
+export function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
     return { ok: true, value: text.trim() === '' ? {} : JSON.parse(text) };
   } catch (error) {
@@ -36,9 +40,17 @@ class ToolFeedback extends Error {}
 
 async function execute(
   call: ChatCompletionMessageFunctionToolCall,
-  { tools, agent, signal }: ToolRunContext,
+  { tools, agent, signal, decisions }: ToolRunContext,
 ): Promise<string> {
   const { name, arguments: rawArguments } = call.function;
+  const decision = decisions?.get(call.id);
+  if (decision && !decision.approved) {
+    const why =
+      decision.status === 'expired'
+        ? 'nobody approved it in time'
+        : `the user rejected it${decision.comment ? `: ${decision.comment}` : ''}`;
+    throw new ToolFeedback(`Error: '${name}' was not run: ${why}. Do not call it again for this request.`);
+  }
   const tool = tools.get(name);
   if (!tool) {
     throw new ToolFeedback(

@@ -1,6 +1,7 @@
 import { ConfigurationError } from '@switchboard/core';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import type { ApprovalRequirement } from '../engine/approvals.js';
 import type { AgentContext } from './agent.js';
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -27,7 +28,21 @@ export interface LlmToolDefinition<Parameters extends z.ZodObject> {
    * result, so it can correct itself.
    */
   execute(args: z.output<Parameters>, context: LlmToolContext): unknown;
+  /**
+   * Run this tool only once a person approves it: always (`true`), or when
+   * the rule says so for these arguments. The agent's call then pauses (the
+   * turn waits in `awaiting_approval`, one approval per tool call) and, once
+   * decided, continues where it stopped: approved tools run, a rejected one
+   * is reported to the model as rejected.
+   */
+  requiresApproval?: boolean | LlmToolApprovalRule<z.output<Parameters>>;
 }
+
+/** Decides whether one call of a tool needs approval, from its validated arguments. */
+export type LlmToolApprovalRule<Args> = (
+  args: Args,
+  context: LlmToolContext,
+) => boolean | ApprovalRequirement | Promise<boolean | ApprovalRequirement>;
 
 /** A tool an {@link llmAgent} can call, with its OpenAI definition computed once. */
 export interface LlmTool {
@@ -38,6 +53,8 @@ export interface LlmTool {
   /** The OpenAI function-tool definition sent with every request. */
   readonly definition: ChatCompletionFunctionTool;
   execute(args: unknown, context: LlmToolContext): unknown;
+  /** See {@link LlmToolDefinition.requiresApproval}. */
+  readonly requiresApproval?: boolean | LlmToolApprovalRule<unknown>;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -59,7 +76,7 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * ```
  */
 export function llmTool<Parameters extends z.ZodObject>(definition: LlmToolDefinition<Parameters>): LlmTool {
-  const { name, description, parameters, execute } = definition;
+  const { name, description, parameters, execute, requiresApproval } = definition;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw new ConfigurationError({
       message: `Tool name '${String(name)}' is invalid: use 1–64 letters, digits, _ or -`,
@@ -70,6 +87,15 @@ export function llmTool<Parameters extends z.ZodObject>(definition: LlmToolDefin
   }
   if (typeof execute !== 'function') {
     throw new ConfigurationError({ message: `Tool '${name}' needs an execute(args, context) function` });
+  }
+  if (
+    requiresApproval !== undefined &&
+    typeof requiresApproval !== 'boolean' &&
+    typeof requiresApproval !== 'function'
+  ) {
+    throw new ConfigurationError({
+      message: `Tool '${name}': requiresApproval must be a boolean or a function`,
+    });
   }
   let schema: Record<string, unknown>;
   try {
@@ -85,11 +111,15 @@ export function llmTool<Parameters extends z.ZodObject>(definition: LlmToolDefin
       cause: error,
     });
   }
-  return {
+  const tool: LlmTool = {
     name,
     description,
     parameters,
     definition: { type: 'function', function: { name, description, parameters: schema } },
     execute: (args, context) => execute(args as z.output<Parameters>, context),
   };
+  if (requiresApproval) {
+    return { ...tool, requiresApproval: requiresApproval as boolean | LlmToolApprovalRule<unknown> };
+  }
+  return tool;
 }

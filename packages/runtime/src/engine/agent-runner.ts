@@ -9,6 +9,7 @@ import {
   type ToolMessage,
 } from '@switchboard/core';
 import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
+import { AgentPause, type AgentResume } from '../agents/agent-pause.js';
 import { isPromiseLike } from '../promise-like.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
@@ -30,6 +31,20 @@ export interface AgentCallContext {
   control: TurnControl;
   /** Receives the agent's events; undefined when nobody listens. */
   emit: ((event: TurnEvent) => void) | undefined;
+  /** The saved state and the decisions, when a paused call runs again. */
+  resume?: AgentResume;
+}
+
+/** An agent call that paused for approval (the agent threw an `AgentPause`): no reply yet. */
+export interface PausedCall {
+  readonly paused: true;
+  readonly call: ToolCall;
+  readonly pause: AgentPause;
+}
+
+/** True when an agent call paused rather than replied. */
+export function isPausedCall(value: ToolMessage | PausedCall): value is PausedCall {
+  return (value as PausedCall).paused === true;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
@@ -103,13 +118,21 @@ class CallContext implements AgentContext {
   readonly toolCall: ToolCall;
   readonly conversation: Conversation;
   readonly request: RequestContext;
+  readonly resume?: AgentResume;
   readonly #abort: AgentAbort;
 
-  constructor(call: ToolCall, conversation: Conversation, request: RequestContext, abort: AgentAbort) {
+  constructor(
+    call: ToolCall,
+    conversation: Conversation,
+    request: RequestContext,
+    abort: AgentAbort,
+    resume: AgentResume | undefined,
+  ) {
     this.toolCall = call;
     this.conversation = conversation;
     this.request = request;
     this.#abort = abort;
+    if (resume) this.resume = resume;
   }
 
   get signal(): AbortSignal {
@@ -157,7 +180,11 @@ class RunningCall {
     return message;
   }
 
-  fail(error: unknown): ToolMessage {
+  fail(error: unknown): ToolMessage | PausedCall {
+    if (AgentPause.isInstance(error)) {
+      endAgentSpan(this.span, { status: 'paused', content: error.message });
+      return { paused: true, call: this.options.call, pause: error };
+    }
     const failure = toAgentError(this.options.agent.name, error);
     return this.finish({ content: failure.message, failure });
   }
@@ -186,14 +213,16 @@ function runAgent(
  * An agent that answers synchronously is answered synchronously: no timer,
  * promise or abort signal is created for it.
  */
-export function runAgentCall(options: AgentCallContext): ToolMessage | Promise<ToolMessage> {
+export function runAgentCall(
+  options: AgentCallContext,
+): ToolMessage | PausedCall | Promise<ToolMessage | PausedCall> {
   const { agent, call, conversation, request, parent, timeoutMs, control, emit } = options;
   const startedAt = performance.now();
   const running = new RunningCall(options);
   const { base, abort } = running;
   if (base) emit?.({ type: 'agent-start', ...base, message: call.message });
 
-  const context = new CallContext(call, conversation, request, abort);
+  const context = new CallContext(call, conversation, request, abort, options.resume);
   const agentContext = withSpan(parent, running.span);
   let reply: AgentReply | PromiseLike<AgentReply>;
   try {
@@ -221,7 +250,7 @@ async function finishWhenSettled(
   settled: Promise<AgentReplyWithMetadata>,
   timer: ReturnType<typeof setTimeout>,
   running: RunningCall,
-): Promise<ToolMessage> {
+): Promise<ToolMessage | PausedCall> {
   let outcome: AgentReplyWithMetadata;
   try {
     outcome = await settled;

@@ -6,6 +6,7 @@ import {
   type ToolMessage,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
+import type { AgentApprovalDecision, AgentPause, AgentResume } from '../agents/agent-pause.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { ApprovalRecord, ApprovalRisk } from '../turns/turn-record.js';
 import { isoNow } from './timestamp.js';
@@ -138,6 +139,33 @@ export class ApprovalGate {
     return record;
   }
 
+  /** Pending approval records for the actions an agent paused on (`AgentPause`). */
+  openFromAgent(call: ToolCall, pause: AgentPause): ApprovalRecord[] {
+    const pauseId = createId('pause');
+    const requestedAt = isoNow();
+    return pause.requests.map((request) => {
+      const ttlSeconds = request.ttlSeconds === undefined ? this.#ttlSeconds : request.ttlSeconds;
+      const record: ApprovalRecord = {
+        id: createSecretId('apr'),
+        toolCallId: call.id,
+        agent: call.toolName,
+        message: request.message,
+        risk: request.risk ?? 'medium',
+        requestedBy: 'agent',
+        requestedAt,
+        expiresAt: ttlSeconds === null ? null : new Date(Date.now() + ttlSeconds * 1000).toISOString(),
+        status: 'pending',
+        tool: request.action,
+        toolUseId: request.id,
+        pauseId,
+        agentState: pause.state,
+      };
+      if (request.input !== undefined) record.input = request.input;
+      if (request.reason !== undefined) record.reason = request.reason;
+      return record;
+    });
+  }
+
   #combine(answers: ReadonlyArray<[Source, ApprovalRequirement | undefined]>): NeededApproval | undefined {
     let needed: NeededApproval | undefined;
     const reasons: string[] = [];
@@ -176,6 +204,44 @@ function ask(
   } catch (error) {
     return failClosed(error);
   }
+}
+
+/** What one call of a step does, given the approvals recorded for it. */
+export type CallVerdict =
+  | { action: 'refuse'; approval: ApprovalRecord }
+  | { action: 'wait' }
+  | { action: 'run'; resume?: AgentResume };
+
+/**
+ * Decides what a call does from its approvals: a refused call (rejected or
+ * expired before it ran) becomes an error reply; a call with anything
+ * pending waits; otherwise it runs, and when the agent itself paused on
+ * actions inside the call, it runs again with their decisions.
+ */
+export function verdictFor(approvals: readonly ApprovalRecord[]): CallVerdict {
+  const outer = approvals.find((approval) => approval.toolUseId === undefined);
+  if (outer && (outer.status === 'rejected' || outer.status === 'expired'))
+    return { action: 'refuse', approval: outer };
+  const last = approvals.findLast((approval) => approval.toolUseId !== undefined);
+  const batch = last ? approvals.filter((approval) => approval.pauseId === last.pauseId) : [];
+  if (outer?.status === 'pending' || batch.some((approval) => approval.status === 'pending'))
+    return { action: 'wait' };
+  if (batch.length === 0) return { action: 'run' };
+  return {
+    action: 'run',
+    resume: {
+      state: batch[0]?.agentState ?? null,
+      decisions: batch.map((approval) => {
+        const decision: AgentApprovalDecision = {
+          id: approval.toolUseId ?? '',
+          approved: approval.status === 'approved',
+          status: approval.status as AgentApprovalDecision['status'],
+        };
+        if (approval.comment !== undefined) decision.comment = approval.comment;
+        return decision;
+      }),
+    },
+  };
 }
 
 /** True when a pending approval's time is up at `now` (epoch ms). */

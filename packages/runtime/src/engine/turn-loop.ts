@@ -16,6 +16,7 @@ import {
   validateDecision,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
+import type { AgentResume } from '../agents/agent-pause.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { SessionStore } from '../stores/session-store.js';
 import {
@@ -26,14 +27,15 @@ import {
   traceIdOf,
 } from '../tracing/spans.js';
 import {
+  type ApprovalRecord,
   pendingApprovals,
   type RouteStep,
   type StepCall,
   type TurnStatus,
   transition,
 } from '../turns/turn-record.js';
-import { runAgentCall } from './agent-runner.js';
-import { type ApprovalGate, refusalMessage } from './approvals.js';
+import { isPausedCall, type PausedCall, runAgentCall } from './agent-runner.js';
+import { type ApprovalGate, refusalMessage, verdictFor } from './approvals.js';
 import { errorCode, toRouteStep } from './route-step.js';
 import { type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
@@ -372,7 +374,8 @@ export class TurnLoop {
   /**
    * Runs the calls of one step: those that need a person's approval get one
    * (and wait), refused ones become error replies, the rest run at once,
-   * each reply stored as it arrives. True when the turn must pause.
+   * each reply stored as it arrives; an agent that pauses on an action of
+   * its own gets approvals too. True when the turn must pause.
    */
   *#runCalls(
     turn: TurnState,
@@ -383,21 +386,21 @@ export class TurnLoop {
   ): Steps<boolean> {
     const { gate } = this.#parts;
     const { requestContext } = turn.runtime;
-    const results: Array<ToolMessage | undefined> = new Array(calls.length);
-    let toRun: number[] = [];
-    let paused = false;
+    const step: StepRun = { calls, results: new Array(calls.length), paused: false, stepCalls };
+    const toRun: Array<{ index: number; resume?: AgentResume }> = [];
     let refusals: ToolMessage[] | undefined;
     let checks: Array<[number, ReturnType<ApprovalGate['check']>]> | undefined;
 
     for (let index = 0; index < calls.length; index += 1) {
       const call = calls[index] as ToolCall;
-      const approval = turn.approvals && turn.approvalFor(call.id);
-      if (approval) {
-        if (approval.status === 'approved') toRun.push(index);
-        else if (approval.status === 'pending') paused = true;
+      const recorded = turn.approvals?.filter((approval) => approval.toolCallId === call.id);
+      if (recorded && recorded.length > 0) {
+        const verdict = verdictFor(recorded);
+        if (verdict.action === 'wait') step.paused = true;
+        else if (verdict.action === 'run') toRun.push({ index, resume: verdict.resume });
         else {
-          const refusal = refusalMessage(approval);
-          results[index] = refusal;
+          const refusal = refusalMessage(verdict.approval);
+          step.results[index] = refusal;
           if (refusals) refusals.push(refusal);
           else refusals = [refusal];
         }
@@ -405,7 +408,7 @@ export class TurnLoop {
         const check: [number, ReturnType<ApprovalGate['check']>] = [index, gate.check(call, requestContext)];
         if (checks) checks.push(check);
         else checks = [check];
-      } else toRun.push(index);
+      } else toRun.push({ index });
     }
 
     if (checks) {
@@ -416,59 +419,82 @@ export class TurnLoop {
       }
       for (const [index, needed] of checks as Array<[number, Awaited<ReturnType<ApprovalGate['check']>>]>) {
         if (!needed) {
-          toRun.push(index);
+          toRun.push({ index });
           continue;
         }
         const approval = gate.open(calls[index] as ToolCall, needed);
-        if (turn.approvals) turn.approvals.push(approval);
-        else turn.approvals = [approval];
+        addApprovals(turn, [approval]);
         const stepCall = stepCalls?.[index];
         if (stepCall) stepCall.approvalId = approval.id;
-        paused = true;
+        step.paused = true;
       }
-      toRun = toRun.sort((left, right) => left - right);
+      toRun.sort((left, right) => left.index - right.index);
     }
 
     if (refusals) yield* settled(this.write(turn, refusals));
 
     if (toRun.length === 1) {
-      const index = toRun[0] as number;
-      const running = this.#runCall(turn, calls[index] as ToolCall, conversation, decisionContext);
-      const reply = isPromiseLike(running) ? ((yield running) as ToolMessage) : running;
-      results[index] = reply;
-      yield* settled(this.write(turn, [reply]));
+      const { index, resume } = toRun[0] as { index: number; resume?: AgentResume };
+      const running = this.#runCall(turn, calls[index] as ToolCall, conversation, decisionContext, resume);
+      const outcome = isPromiseLike(running) ? ((yield running) as Awaited<typeof running>) : running;
+      const reply = this.#settleCall(turn, step, index, outcome);
+      if (reply) yield* settled(this.write(turn, [reply]));
     } else if (toRun.length > 1) {
-      yield* this.#runConcurrently(turn, calls, toRun, results, conversation, decisionContext);
+      yield* this.#runConcurrently(turn, step, toRun, conversation, decisionContext);
     }
 
     if (turn.runtime.control.stopped !== undefined) return false;
-    if (paused) return true;
-    turn.lastResults = results.filter((reply): reply is ToolMessage => reply !== undefined);
+    if (step.paused) return true;
+    turn.lastResults = step.results.filter((reply): reply is ToolMessage => reply !== undefined);
     return false;
+  }
+
+  /** A call's reply, to store; or, when its agent paused, undefined once the approvals it asked for are recorded. */
+  #settleCall(
+    turn: TurnState,
+    step: StepRun,
+    index: number,
+    outcome: ToolMessage | PausedCall,
+  ): ToolMessage | undefined {
+    if (!isPausedCall(outcome)) {
+      step.results[index] = outcome;
+      return outcome;
+    }
+    const approvals = this.#parts.gate.openFromAgent(outcome.call, outcome.pause);
+    addApprovals(turn, approvals);
+    const stepCall = step.stepCalls?.[index];
+    if (stepCall && approvals[0]) stepCall.approvalId ??= approvals[0].id;
+    step.paused = true;
+    return undefined;
   }
 
   /** Runs a fan-out's calls concurrently; each reply is stored as soon as it arrives, not when the slowest does. */
   *#runConcurrently(
     turn: TurnState,
-    calls: readonly ToolCall[],
-    toRun: readonly number[],
-    results: Array<ToolMessage | undefined>,
+    step: StepRun,
+    toRun: ReadonlyArray<{ index: number; resume?: AgentResume }>,
     conversation: Conversation,
     decisionContext: ReturnType<typeof otelContext.active>,
   ): Steps<void> {
     const ready: ToolMessage[] = [];
     const waiting: Array<Promise<void>> = [];
-    for (const index of toRun) {
-      const running = this.#runCall(turn, calls[index] as ToolCall, conversation, decisionContext);
+    for (const { index, resume } of toRun) {
+      const running = this.#runCall(
+        turn,
+        step.calls[index] as ToolCall,
+        conversation,
+        decisionContext,
+        resume,
+      );
       if (!isPromiseLike(running)) {
-        results[index] = running;
-        ready.push(running);
+        const reply = this.#settleCall(turn, step, index, running);
+        if (reply) ready.push(reply);
         continue;
       }
       waiting.push(
-        running.then((reply) => {
-          results[index] = reply;
-          return this.write(turn, [reply]);
+        running.then((outcome) => {
+          const reply = this.#settleCall(turn, step, index, outcome);
+          return reply ? this.write(turn, [reply]) : undefined;
         }),
       );
     }
@@ -501,9 +527,11 @@ export class TurnLoop {
     call: ToolCall,
     conversation: Conversation,
     decisionContext: ReturnType<typeof otelContext.active>,
+    resume: AgentResume | undefined,
   ) {
     const agent = this.#parts.agents.get(call.toolName) as Agent;
     return runAgentCall({
+      resume,
       agent,
       call,
       conversation,
@@ -514,6 +542,21 @@ export class TurnLoop {
       emit: turn.runtime.emit,
     });
   }
+}
+
+/** The state of one step's calls while they run. */
+interface StepRun {
+  readonly calls: readonly ToolCall[];
+  /** The replies, by call index. */
+  readonly results: Array<ToolMessage | undefined>;
+  /** Set when any call waits for a person. */
+  paused: boolean;
+  readonly stepCalls: StepCall[] | undefined;
+}
+
+function addApprovals(turn: TurnState, approvals: ApprovalRecord[]): void {
+  if (turn.approvals) turn.approvals.push(...approvals);
+  else turn.approvals = approvals;
 }
 
 function asError(value: unknown): Error {

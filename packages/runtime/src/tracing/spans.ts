@@ -238,7 +238,8 @@ export function startAgentSpan(parent: Context, info: AgentSpanInfo): Span {
 
 /** The result of an agent call, for {@link endAgentSpan}. */
 export interface AgentSpanResult {
-  status: 'ok' | 'error';
+  /** `paused`: the agent waits for a person's approval (its call runs again once decided). */
+  status: 'ok' | 'error' | 'paused';
   /** The reply, or the error text the orchestrator sees. */
   content: string;
   /** The failure (thrown error or timeout), recorded as an exception. */

@@ -111,6 +111,14 @@ export interface ApprovalRecord {
   /** Who resolved it (the resolving request's user id), when known. */
   decidedBy?: string;
   comment?: string;
+  /** For an action inside an agent call (e.g. an `llmAgent` tool): the action's name. */
+  tool?: string;
+  /** For an action inside an agent call: its id within the call (e.g. the model's tool call id). */
+  toolUseId?: string;
+  /** For an action inside an agent call: shared by the approvals the agent asked for at once. */
+  pauseId?: string;
+  /** For an action inside an agent call: what the agent saved to continue from (JSON). */
+  agentState?: unknown;
 }
 
 /** A part of a turn's trace: the first part, and one per resumption (after an approval or a crash). */

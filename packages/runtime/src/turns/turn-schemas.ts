@@ -61,6 +61,10 @@ export const ApprovalRecordSchema = z.object({
   decidedAt: z.string().optional(),
   decidedBy: z.string().optional(),
   comment: z.string().optional(),
+  tool: z.string().optional(),
+  toolUseId: z.string().optional(),
+  pauseId: z.string().optional(),
+  agentState: z.unknown().optional(),
 });
 
 /** A turn record, as stored and as returned by the HTTP API. */
