@@ -18,8 +18,6 @@ export class TurnControl {
   stopped: unknown;
   readonly #calls = new Set<AgentAbort>();
   #controller: AbortController | undefined;
-  #reject: ((reason: unknown) => void) | undefined;
-  #race: Promise<never> | undefined;
 
   readonly #shutdown: AbortSignal;
 
@@ -57,24 +55,11 @@ export class TurnControl {
     if (this.#controller && !this.#controller.signal.aborted) this.#controller.abort(reason);
   }
 
-  /** Stops the turn for `reason`: agents abort, a pending decision is given up, the engine stops at its next step. */
+  /** Stops the turn for `reason`: agents and the signal abort, and the engine stops at its next step. */
   stop(reason: unknown): void {
     if (this.stopped !== undefined) return;
     this.stopped = reason;
     this.abortAgents(reason);
-    this.#reject?.(reason);
-  }
-
-  /** Settles like `promise`, or rejects with the stop reason as soon as the turn is stopped. */
-  race<T>(promise: PromiseLike<T>): Promise<T> {
-    if (this.stopped !== undefined) return Promise.reject(this.stopped);
-    if (!this.#race) {
-      this.#race = new Promise<never>((_, reject) => {
-        this.#reject = reject;
-      });
-      this.#race.catch(() => {});
-    }
-    return Promise.race([promise, this.#race]);
   }
 }
 

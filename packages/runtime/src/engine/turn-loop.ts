@@ -305,19 +305,15 @@ export class TurnLoop {
           decisionContext === turnContext
             ? orchestrator.decide(conversation)
             : otelContext.with(decisionContext, orchestrator.decide, orchestrator, conversation);
-        decision = validateDecision(
-          isPromiseLike(pending) ? yield control.race(pending) : pending,
-          conversation.agents,
-        );
+        // Not raced against a stop: the orchestrator gets the turn's signal (RequestContext.signal) to give up
+        // its own work, and the stop is noticed as soon as it answers. Racing cost two promises per decision.
+        decision = validateDecision(isPromiseLike(pending) ? yield pending : pending, conversation.agents);
       } catch (error) {
-        if (error === control.stopped) {
-          endDecisionSpan(decisionSpan, { error: asError(error) });
-          return this.#stopped(turn);
-        }
         // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
         decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
       }
       endDecisionSpan(decisionSpan, decision);
+      if (control.stopped !== undefined) return this.#stopped(turn);
       const step = toRouteStep(hop, decision, startedAt, options.exposeErrorDetails);
       this.#recordStep(turn, step);
 
