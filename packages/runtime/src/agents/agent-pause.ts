@@ -24,8 +24,8 @@ export interface AgentApprovalDecision {
   /** The request's id. */
   id: string;
   approved: boolean;
-  /** `expired` when nobody decided in time (it counts as a rejection). */
-  status: 'approved' | 'rejected' | 'expired';
+  /** `expired` when nobody decided in time, `withdrawn` when the turn moved on; both count as a rejection. */
+  status: 'approved' | 'rejected' | 'expired' | 'withdrawn';
   comment?: string;
 }
 

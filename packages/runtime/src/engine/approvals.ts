@@ -220,7 +220,7 @@ export type CallVerdict =
  */
 export function verdictFor(approvals: readonly ApprovalRecord[]): CallVerdict {
   const outer = approvals.find((approval) => approval.toolUseId === undefined);
-  if (outer && (outer.status === 'rejected' || outer.status === 'expired'))
+  if (outer && outer.status !== 'approved' && outer.status !== 'pending')
     return { action: 'refuse', approval: outer };
   const last = approvals.findLast((approval) => approval.toolUseId !== undefined);
   const batch = last ? approvals.filter((approval) => approval.pauseId === last.pauseId) : [];
@@ -263,12 +263,27 @@ export function expireOverdue(approvals: readonly ApprovalRecord[] | undefined, 
   return changed;
 }
 
-/** The error `tool` message the orchestrator sees for a rejected or expired call. */
+/** Marks a pending approval `withdrawn`: nobody decided, because the turn moved on (`why`). */
+export function withdraw(approval: ApprovalRecord, why: string): void {
+  approval.status = 'withdrawn';
+  approval.decidedAt = isoNow();
+  approval.comment = why;
+}
+
+const REFUSAL_CODES: Readonly<Record<string, string>> = {
+  rejected: 'approval_rejected',
+  expired: 'approval_expired',
+  withdrawn: 'approval_withdrawn',
+};
+
+/** The error `tool` message the orchestrator sees for a rejected, expired or withdrawn call. */
 export function refusalMessage(approval: ApprovalRecord): ToolMessage {
   const content =
     approval.status === 'expired'
       ? `rejected: the approval expired at ${approval.expiresAt} without a decision`
-      : `rejected by the user${approval.comment ? `: ${approval.comment}` : ''}`;
+      : approval.status === 'withdrawn'
+        ? `not run: ${approval.comment ?? 'the approval was withdrawn'}`
+        : `rejected by the user${approval.comment ? `: ${approval.comment}` : ''}`;
   return {
     id: createId('msg'),
     role: 'tool',
@@ -278,7 +293,7 @@ export function refusalMessage(approval: ApprovalRecord): ToolMessage {
     status: 'error',
     createdAt: isoNow(),
     metadata: {
-      errorCode: approval.status === 'expired' ? 'approval_expired' : 'approval_rejected',
+      errorCode: REFUSAL_CODES[approval.status] ?? 'approval_rejected',
       approvalId: approval.id,
     },
   };

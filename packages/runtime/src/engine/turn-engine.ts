@@ -23,7 +23,7 @@ import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionLease, SessionStore } from '../stores/session-store.js';
 import { type ApprovalRecord, isFinished, pendingApprovals, type TurnRecord } from '../turns/turn-record.js';
-import { ApprovalGate, expireOverdue, isOverdue } from './approvals.js';
+import { ApprovalGate, expireOverdue, isOverdue, withdraw } from './approvals.js';
 import type { TurnEvent } from './events.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { MemoryRenewal } from './memory-renewal.js';
@@ -363,11 +363,7 @@ export class TurnEngine {
           approvalIds: pending.map((approval) => approval.id),
         });
       }
-      for (const approval of pending) {
-        approval.status = 'rejected';
-        approval.decidedAt = isoNow();
-        approval.comment = 'superseded by a new message';
-      }
+      for (const approval of pending) withdraw(approval, 'superseded by a new message');
     }
     const turn = yield* this.#load(record, lease, requestContext, control, undefined);
     const previous = control.turnId;
@@ -501,7 +497,9 @@ export class TurnEngine {
       if (userId) approval.decidedBy = userId;
       if (comment) approval.comment = comment;
     }
-    const turn = yield* this.#load(record, lease, requestContext, control, resolution.onEvent);
+    // An expired approval still moves the turn on; the stream then ends with the expiry, not with turn-end.
+    const emit = expired ? endingWithExpiry(resolution.onEvent) : resolution.onEvent;
+    const turn = yield* this.#load(record, lease, requestContext, control, emit);
     control.turnId = turn.turnId;
     let result: TurnResult;
     if (pendingApprovals(turn).length > 0) {
@@ -511,7 +509,7 @@ export class TurnEngine {
     } else {
       turn.status = 'running';
       this.#loop.startPart(turn, 'approval', approvalAttributes(turn.approvals ?? []));
-      resolution.onEvent?.({
+      emit?.({
         type: 'turn-start',
         sessionId,
         turnId: turn.turnId,
@@ -522,7 +520,20 @@ export class TurnEngine {
       });
       result = yield* this.#loop.drive(turn);
     }
-    if (expired) throw new ApprovalExpiredError({ approvalId, expiresAt: approval.expiresAt ?? '' });
+    if (expired) {
+      const error = new ApprovalExpiredError({ approvalId, expiresAt: approval.expiresAt ?? '' });
+      resolution.onEvent?.({
+        type: 'error',
+        sessionId,
+        turnId: turn.turnId,
+        messageId: createId('evt'),
+        code: error.code,
+        message: error.message,
+        endOfMessage: true,
+        endOfDialog: true,
+      });
+      throw error;
+    }
     return result;
   }
 
@@ -564,11 +575,7 @@ export class TurnEngine {
       return resultOfRecord(sessionId, last, history, this.#options.approvalMessage);
     }
     // Paused, or left running by a replica that stopped: close it here.
-    for (const approval of pendingApprovals(last)) {
-      approval.status = 'rejected';
-      approval.decidedAt = isoNow();
-      approval.comment = 'the turn was cancelled';
-    }
+    for (const approval of pendingApprovals(last)) withdraw(approval, 'the turn was cancelled');
     const turn = yield* this.#load(last, lease, requestContext, control, undefined);
     control.turnId = turnId;
     return yield* this.#close(turn, 'interrupted', interruption(turnId, 'cancelled'));
@@ -583,6 +590,14 @@ export class TurnEngine {
       turnId,
     });
   }
+}
+
+/** Passes events on, except that the turn's end no longer ends the dialog (an error about the expiry follows). */
+function endingWithExpiry(
+  emit: ((event: TurnEvent) => void) | undefined,
+): ((event: TurnEvent) => void) | undefined {
+  if (!emit) return undefined;
+  return (event) => emit(event.type === 'turn-end' ? { ...event, endOfDialog: false } : event);
 }
 
 function interruption(turnId: string, reason: string): TurnInterruptedError {

@@ -35,7 +35,7 @@ import {
   transition,
 } from '../turns/turn-record.js';
 import { isPausedCall, type PausedCall, runAgentCall } from './agent-runner.js';
-import { type ApprovalGate, refusalMessage, verdictFor } from './approvals.js';
+import { type ApprovalGate, refusalMessage, verdictFor, withdraw } from './approvals.js';
 import { errorCode, toRouteStep } from './route-step.js';
 import { type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
@@ -184,9 +184,7 @@ export class TurnLoop {
     turn.status = transition(turn.status, outcome.status);
     turn.endedAt = isoNow();
     for (const approval of pendingApprovals(turn)) {
-      approval.status = 'rejected';
-      approval.decidedAt = turn.endedAt;
-      approval.comment = `the turn ended (${outcome.status}) before a decision`;
+      withdraw(approval, `the turn ended (${outcome.status}) before a decision`);
     }
     if (outcome.error) {
       const message = this.#parts.options.exposeErrorDetails ? outcome.error.message : outcome.reply;

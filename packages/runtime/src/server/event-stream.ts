@@ -55,7 +55,8 @@ export async function streamTurn(
       });
       wake = undefined;
     }
-    if (failure !== undefined) {
+    // A failure after the dialog ended (an expired approval's continuation) was already told in the stream.
+    if (failure !== undefined && !last?.endOfDialog) {
       const message =
         failure instanceof Error && 'kind' in failure && failure.kind === 'user'
           ? failure.message

@@ -146,12 +146,12 @@ export function createRoutes(
     };
   app.post('/v1/chat', limited(chat));
   app.post('/v1/sessions/:id/approvals/:approvalId', limited(resolveApproval));
-  app.post('/v1/sessions/:id/turns/:turnId/cancel', async (c) => {
+  const cancel = async (c: Context): Promise<Response> => {
     if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
     const turnId = parseOrThrow(TurnIdSchema, c.req.param('turnId'), 'turn id');
-    const declared = Number(c.req.header('content-length') ?? 0);
-    if (declared > 0) throw new ValidationError({ message: 'A cancel takes no body' });
+    // Read whatever came (chunked bodies declare no length): a body means the client meant something else.
+    if ((await c.req.text()).length > 0) throw new ValidationError({ message: 'A cancel takes no body' });
     return c.json(
       await backend.cancelTurn({
         sessionId,
@@ -159,7 +159,8 @@ export function createRoutes(
         requestId: c.req.header('x-request-id') ?? createId('req'),
       }),
     );
-  });
+  };
+  app.post('/v1/sessions/:id/turns/:turnId/cancel', limited(cancel));
 
   app.get('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');

@@ -85,8 +85,12 @@ export interface RouteStep {
 /** How risky a call that needs approval is, as its rule or policy says. */
 export type ApprovalRisk = 'low' | 'medium' | 'high' | 'critical';
 
-/** Where an approval stands. `expired` counts as a rejection. */
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+/**
+ * Where an approval stands. `expired` counts as a rejection; `withdrawn`
+ * means nobody decided because the turn moved on (cancelled, superseded by a
+ * new message, or ended), which the orchestrator also sees as a refusal.
+ */
+export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'withdrawn';
 
 /** One call waiting for (or resolved by) a person. Stored with its turn. */
 export interface ApprovalRecord {

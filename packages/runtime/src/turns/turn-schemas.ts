@@ -57,7 +57,7 @@ export const ApprovalRecordSchema = z.object({
   requestedBy: z.enum(['orchestrator', 'agent', 'policy']),
   requestedAt: z.string(),
   expiresAt: z.string().nullable(),
-  status: z.enum(['pending', 'approved', 'rejected', 'expired']),
+  status: z.enum(['pending', 'approved', 'rejected', 'expired', 'withdrawn']),
   decidedAt: z.string().optional(),
   decidedBy: z.string().optional(),
   comment: z.string().optional(),

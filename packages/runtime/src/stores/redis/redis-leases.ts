@@ -53,8 +53,11 @@ export class RedisLeases {
   readonly #connection: RedisConnection;
   readonly #keys: (sessionId: string) => SessionKeys;
   readonly #idleTtlMs: number;
-  /** Releases to send again: lease key → token and until when the lease could still hold. */
-  readonly #unreleased = new Map<string, { token: string; until: number }>();
+  /**
+   * Releases to send again, by lease key and token (a session may have several: the lease of a turn cut
+   * short and a later request's failed attempt), with until when each could still hold.
+   */
+  readonly #unreleased = new Map<string, { key: string; token: string; until: number }>();
   readonly #stopRetrying: () => void;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -136,7 +139,7 @@ export class RedisLeases {
 
   #remember(key: string, token: string, ttlMs: number): void {
     if (this.#unreleased.size >= MAX_UNRELEASED) return;
-    this.#unreleased.set(key, { token, until: Date.now() + ttlMs });
+    this.#unreleased.set(`${key}\n${token}`, { key, token, until: Date.now() + ttlMs });
     // Also on a timer: a hung server that comes back (SIGCONT) never reconnects, so no 'ready' follows.
     this.#retryTimer ??= setTimeout(() => {
       this.#retryTimer = undefined;
@@ -148,8 +151,8 @@ export class RedisLeases {
   #retryReleases(): void {
     if (this.#unreleased.size === 0) return;
     const now = Date.now();
-    for (const [key, { token, until }] of this.#unreleased) {
-      this.#unreleased.delete(key);
+    for (const [entry, { key, token, until }] of this.#unreleased) {
+      this.#unreleased.delete(entry);
       if (until <= now) continue;
       this.#connection
         .run('release a session lease', (client) => RELEASE_LEASE.run(client, [key], [token]))
