@@ -8,6 +8,8 @@ export interface Sample extends Partial<ChatOutcome> {
   replica: number;
   /** The worker (and so the session) that sent it. */
   worker: number;
+  /** The worker's session. */
+  sessionId: string;
   startedAt: number;
   endedAt: number;
   /** Set when the request failed at the transport level (reset, or no answer within 10 s). */
@@ -38,10 +40,11 @@ export function startLoad(targets: readonly Replica[], { workersPerReplica = 2 }
         { message: `echo ${worker}.${index}`, sessionId },
         { timeoutMs: 10_000 },
       ).then(
-        (outcome) => ({ ...outcome, replica, worker, startedAt, endedAt: performance.now() }),
+        (outcome) => ({ ...outcome, replica, worker, sessionId, startedAt, endedAt: performance.now() }),
         (error: unknown) => ({
           replica,
           worker,
+          sessionId,
           startedAt,
           endedAt: performance.now(),
           failure: String(error),

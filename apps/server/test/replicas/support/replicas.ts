@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { MessageItem } from '@switchboard/core';
 import type { ApprovalRecord, TurnRecord } from '@switchboard/runtime';
@@ -28,6 +29,8 @@ export interface ReplicaEnvironment {
   ORCHESTRATOR: 'keyword' | 'round-robin';
   LEASE_TTL_MS?: string;
   SESSION_WAIT_MS?: string;
+  /** A file the agents append a line to as each run starts, ends or is aborted (see {@link readAgentLog}). */
+  AGENT_LOG?: string;
 }
 
 function isRunning(child: ChildProcessWithoutNullStreams): boolean {
@@ -121,34 +124,73 @@ export interface RouteStepBody {
   calls: Array<{ agent: string; reason?: string }>;
 }
 
-/** What `POST /v1/chat` answered, and how long it took. */
+/** What `POST /v1/chat` (or resolving an approval, or cancelling a turn) answered, and how long it took. */
 export interface ChatOutcome {
   status: number;
   elapsedMs: number;
   body: {
     sessionId?: string;
+    turnId?: string;
     reply?: string;
     status?: string;
     steps?: RouteStepBody[];
-    error?: { code: string; message: string };
+    approvals?: ApprovalRecord[];
+    error?: { code: string; message: string; outcome?: string; turnId?: string };
   };
 }
 
-/** Sends one chat message; a request that takes longer than `timeoutMs` fails the test. */
-export async function chat(
+/** Options of the request helpers. */
+export interface RequestOptions {
+  /** A request that takes longer fails the test (default 30 s). */
+  timeoutMs?: number;
+  /** Extra request headers, e.g. `Idempotency-Key`. */
+  headers?: Record<string, string>;
+}
+
+async function post(
   url: string,
-  body: { message: string; sessionId?: string },
-  { timeoutMs = 30_000 }: { timeoutMs?: number } = {},
+  body: unknown,
+  { timeoutMs = 30_000, headers = {} }: RequestOptions,
 ): Promise<ChatOutcome> {
   const startedAt = performance.now();
-  const response = await fetch(`${url}/v1/chat`, {
+  const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
   const parsed = (await response.json()) as ChatOutcome['body'];
   return { status: response.status, elapsedMs: performance.now() - startedAt, body: parsed };
+}
+
+/** Sends one chat message; a request that takes longer than `timeoutMs` fails the test. */
+export function chat(
+  url: string,
+  body: { message: string; sessionId?: string },
+  options: RequestOptions = {},
+): Promise<ChatOutcome> {
+  return post(`${url}/v1/chat`, body, options);
+}
+
+/** `POST /v1/sessions/:id/approvals/:approvalId`: approves or rejects a paused call. */
+export function resolveApproval(
+  url: string,
+  sessionId: string,
+  approvalId: string,
+  decision: { decision: 'approve' | 'reject'; comment?: string; userId?: string },
+  options: RequestOptions = {},
+): Promise<ChatOutcome> {
+  return post(`${url}/v1/sessions/${sessionId}/approvals/${approvalId}`, decision, options);
+}
+
+/** `POST /v1/sessions/:id/turns/:turnId/cancel`: stops a running or paused turn, wherever it runs. */
+export function cancelTurn(
+  url: string,
+  sessionId: string,
+  turnId: string,
+  options: RequestOptions = {},
+): Promise<ChatOutcome> {
+  return post(`${url}/v1/sessions/${sessionId}/turns/${turnId}/cancel`, undefined, options);
 }
 
 /** A session as `GET /v1/sessions/:id` shows it. */
@@ -164,6 +206,23 @@ export async function readSession(url: string, sessionId: string): Promise<Sessi
   const response = await fetch(`${url}/v1/sessions/${sessionId}`, { signal: AbortSignal.timeout(10_000) });
   if (response.status !== 200) throw new Error(`GET session ${sessionId}: ${response.status}`);
   return (await response.json()) as SessionBody;
+}
+
+/** One line of a replica's `AGENT_LOG`. */
+export interface AgentRun {
+  pid: number;
+  agent: string;
+  message: string;
+  event: 'start' | 'end' | 'abort';
+}
+
+/** The agent runs every replica logged to `path` so far, in order (none when the file does not exist yet). */
+export function readAgentLog(path: string): AgentRun[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AgentRun);
 }
 
 /** The pid an agent of `fixtures/replica.ts` put in its reply. */
