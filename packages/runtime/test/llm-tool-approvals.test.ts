@@ -103,6 +103,11 @@ describe('llmAgent tools that need approval', () => {
           message: 'refund({"order":"A-7","amount":250})',
         }),
       ]);
+      // The saved run (the agent's prompt and conversation) stays on the server.
+      expect(paused.approvals![0]).not.toHaveProperty('agentState');
+      const shown = await (await a.request('/v1/sessions/llm-approval')).text();
+      expect(shown).toContain('tc_refund');
+      expect(shown).not.toContain('Help with orders.');
       // Nothing of that round ran before the decision: not even the lookup.
       expect(refunds).toEqual([]);
       expect(server.requests).toHaveLength(1);

@@ -22,7 +22,14 @@ import { isPromiseLike } from '../promise-like.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionLease, SessionStore } from '../stores/session-store.js';
-import { type ApprovalRecord, isFinished, pendingApprovals, type TurnRecord } from '../turns/turn-record.js';
+import { endTurnSpan } from '../tracing/spans.js';
+import {
+  type ApprovalRecord,
+  isFinished,
+  pendingApprovals,
+  publicApproval,
+  type TurnRecord,
+} from '../turns/turn-record.js';
 import { ApprovalGate, expireOverdue, isOverdue, withdraw } from './approvals.js';
 import type { TurnEvent } from './events.js';
 import { LeaseRenewer } from './lease-renewer.js';
@@ -181,8 +188,8 @@ export class TurnEngine {
   cancel(request: CancelRequest): Promise<TurnResult> {
     const control = new TurnControl(request.sessionId, this.#parts.signal);
     const context = this.#requestContext(request, control);
-    return Promise.resolve(
-      RequestContext.run(context, () => runSteps(this.#cancel(request, context, control))),
+    return new Promise((resolve) =>
+      resolve(RequestContext.run(context, () => runSteps(this.#cancel(request, context, control)))),
     );
   }
 
@@ -305,6 +312,7 @@ export class TurnEngine {
       try {
         opened = yield* settled(opening);
       } catch (error) {
+        endPart(turn, error);
         throw this.#unknownOutcome(error, turn.turnId);
       }
       if (opened.kind === 'opened') {
@@ -328,13 +336,19 @@ export class TurnEngine {
         if (opened.fingerprint !== requestKey?.fingerprint) throw new IdempotencyKeyReusedError();
         return yield* this.#replay(sessionId, opened.turnId, lease, requestContext, control);
       }
-      if (attempt >= 2) {
-        throw new CorruptRecordError({
-          key: `session ${sessionId}`,
-          detail: 'its last turn could not be closed',
-        });
+      try {
+        if (attempt >= 2) {
+          throw new CorruptRecordError({
+            key: `session ${sessionId}`,
+            detail: 'its last turn could not be closed',
+          });
+        }
+        yield* this.#settle(opened.turn, lease, requestContext, control, policy);
+      } catch (error) {
+        // This message's own turn never started (a pending approval, a store failure while settling).
+        endPart(turn, error);
+        throw error;
       }
-      yield* this.#settle(opened.turn, lease, requestContext, control, policy);
     }
   }
 
@@ -343,7 +357,7 @@ export class TurnEngine {
    * turn left `running` by a replica that stopped is resumed (or closed, per
    * `recovery`; with the `interrupt` policy it is closed as interrupted); a
    * turn awaiting approval blocks the message (409), or, with
-   * `pendingApprovals: 'reject'`, has its approvals rejected and continues.
+   * `pendingApprovals: 'reject'`, has its approvals withdrawn and continues.
    */
   *#settle(
     record: TurnRecord,
@@ -600,6 +614,11 @@ function endingWithExpiry(
   return (event) => emit(event.type === 'turn-end' ? { ...event, endOfDialog: false } : event);
 }
 
+/** Ends the span of a turn part that stops before the loop ran (the loop ends its own). */
+function endPart(turn: TurnState, error: unknown): void {
+  if (turn.span) endTurnSpan(turn.span, { error: error instanceof Error ? error : new Error(String(error)) });
+}
+
 function interruption(turnId: string, reason: string): TurnInterruptedError {
   return new TurnInterruptedError({ turnId, reason });
 }
@@ -638,7 +657,7 @@ export function resultOfRecord(
   };
   if (record.status === 'awaiting_approval') {
     result.reply = approvalMessage;
-    result.approvals = pendingApprovals(record);
+    result.approvals = pendingApprovals(record).map(publicApproval);
   } else {
     const start = history.findIndex((message) => message.id === record.userMessageId);
     for (let index = start + 1; start >= 0 && index < history.length; index += 1) {

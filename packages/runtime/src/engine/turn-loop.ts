@@ -29,6 +29,7 @@ import {
 import {
   type ApprovalRecord,
   pendingApprovals,
+  publicApproval,
   type RouteStep,
   type StepCall,
   type TurnStatus,
@@ -241,7 +242,7 @@ export class TurnLoop {
       status: turn.status,
       steps: turn.steps,
     };
-    if (pending && pending.length > 0) result.approvals = pending.map((approval) => ({ ...approval }));
+    if (pending && pending.length > 0) result.approvals = pending.map(publicApproval);
     if (turn.span && turn.traceId) result.traceId = turn.traceId;
     // The same as the stored turn: the error's own text only with exposeErrorDetails.
     if (turn.error) result.error = { ...turn.error };

@@ -6,7 +6,7 @@ import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-engine.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { SessionStore } from '../stores/session-store.js';
-import { isFinished, pendingApprovals } from '../turns/turn-record.js';
+import { isFinished, pendingApprovals, publicApproval, publicTurn } from '../turns/turn-record.js';
 import { streamTurn } from './event-stream.js';
 import { errorResponse, handleError, parseJsonBody, parseOrThrow } from './http-errors.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -175,8 +175,8 @@ export function createRoutes(
     const body: Record<string, unknown> = {
       sessionId,
       messages,
-      turns,
-      pendingApprovals: last ? pendingApprovals(last) : [],
+      turns: turns.map(publicTurn),
+      pendingApprovals: last ? pendingApprovals(last).map(publicApproval) : [],
     };
     if (last && !isFinished(last.status)) body.activeTurn = { turnId: last.turnId, status: last.status };
     return c.json(body);

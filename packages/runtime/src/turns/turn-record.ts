@@ -155,6 +155,21 @@ export interface TurnRecord {
   recoveries?: number;
 }
 
+/**
+ * An approval as clients see it: without `agentState`, which holds an
+ * agent's internals (an LLM agent's prompt and conversation so far).
+ */
+export function publicApproval(approval: ApprovalRecord): ApprovalRecord {
+  if (approval.agentState === undefined) return { ...approval };
+  const { agentState: _internal, ...shown } = approval;
+  return shown;
+}
+
+/** A turn record as clients see it (its approvals through {@link publicApproval}). */
+export function publicTurn(turn: TurnRecord): TurnRecord {
+  return turn.approvals ? { ...turn, approvals: turn.approvals.map(publicApproval) } : turn;
+}
+
 /** The approvals of a turn still waiting for a person. */
 export function pendingApprovals(turn: Pick<TurnRecord, 'approvals'>): ApprovalRecord[] {
   return turn.approvals?.filter((approval) => approval.status === 'pending') ?? [];
