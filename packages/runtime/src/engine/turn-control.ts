@@ -62,29 +62,3 @@ export class TurnControl {
     this.abortAgents(reason);
   }
 }
-
-/** The turns running in this process, by session (a session runs one turn at a time). */
-export class RunningTurns {
-  readonly #bySession = new Map<string, TurnControl>();
-
-  add(control: TurnControl): void {
-    this.#bySession.set(control.sessionId, control);
-  }
-
-  delete(control: TurnControl): void {
-    if (this.#bySession.get(control.sessionId) === control) this.#bySession.delete(control.sessionId);
-  }
-
-  /** Stops the session's running turn here, if it is `turnId` (or any, when omitted); true when one was stopped. */
-  stop(sessionId: string, turnId: string | undefined, reason: (turnId: string) => unknown): boolean {
-    const control = this.#bySession.get(sessionId);
-    if (!control || (turnId !== undefined && control.turnId !== turnId)) return false;
-    control.stop(reason(control.turnId ?? 'unknown'));
-    return true;
-  }
-
-  /** Aborts the agents of every running turn (server shutdown). */
-  abortAgents(reason: unknown): void {
-    for (const control of this.#bySession.values()) control.abortAgents(reason);
-  }
-}

@@ -10,7 +10,6 @@ import {
   NotFoundError,
   type Orchestrator,
   RequestContext,
-  SessionBusyError,
   StoreUnavailableError,
   TurnAbandonedError,
   TurnInterruptedError,
@@ -36,7 +35,7 @@ import { LeaseRenewer } from './lease-renewer.js';
 import { MemoryRenewal } from './memory-renewal.js';
 import { runSteps, type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
-import { RunningTurns, TurnControl } from './turn-control.js';
+import { TurnControl } from './turn-control.js';
 import { type LoopParts, TurnLoop } from './turn-loop.js';
 import { TurnState } from './turn-state.js';
 import type {
@@ -96,7 +95,6 @@ export class TurnEngine {
   readonly #loop: TurnLoop;
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
-  readonly #running = new RunningTurns();
   readonly #stopListening: () => void;
 
   constructor(
@@ -146,11 +144,11 @@ export class TurnEngine {
       options: this.#options,
     });
     const { signal } = parts;
-    const onShutdown = () => this.#running.abortAgents(signal.reason);
+    const onShutdown = () => this.#renewer.abortAgents(signal.reason);
     signal.addEventListener('abort', onShutdown, { once: true });
     const unsubscribe =
       parts.sessions.onCancel?.((sessionId, turnId) => {
-        this.#running.stop(sessionId, turnId, (id) => interruption(id, 'cancelled'));
+        this.#renewer.stop(sessionId, turnId, (id) => interruption(id, 'cancelled'));
       }) ?? noop;
     this.#stopListening = () => {
       signal.removeEventListener('abort', onShutdown);
@@ -232,8 +230,7 @@ export class TurnEngine {
     body: (lease: SessionLease) => Steps<T>,
   ): Steps<T> {
     const lease = yield* settled(this.#acquire(sessionId, waitMs));
-    this.#running.add(control);
-    this.#renewer.add(lease, () => control.stop(new SessionBusyError({ sessionId, leaseLost: true })));
+    this.#renewer.add(lease, control);
     let storeDown = false;
     try {
       return yield* body(lease);
@@ -242,7 +239,6 @@ export class TurnEngine {
       throw error;
     } finally {
       this.#renewer.delete(lease);
-      this.#running.delete(control);
       let released: void | Promise<void> | undefined;
       try {
         released = lease.release();
@@ -556,7 +552,7 @@ export class TurnEngine {
   /** Stops the session's running turn wherever it runs: here at once, elsewhere through the store. */
   *#stopRunning(sessionId: string, turnId: string | undefined, why: string): Steps<void> {
     const { sessions } = this.#parts;
-    this.#running.stop(sessionId, turnId, (id) => interruption(id, why));
+    this.#renewer.stop(sessionId, turnId, (id) => interruption(id, why));
     if (sessions.publishCancel) yield* settled(sessions.publishCancel(sessionId, turnId));
   }
 

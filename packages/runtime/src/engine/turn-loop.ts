@@ -184,8 +184,10 @@ export class TurnLoop {
 
     turn.status = transition(turn.status, outcome.status);
     turn.endedAt = isoNow();
-    for (const approval of pendingApprovals(turn)) {
-      withdraw(approval, `the turn ended (${outcome.status}) before a decision`);
+    if (turn.approvals) {
+      for (const approval of pendingApprovals(turn)) {
+        withdraw(approval, `the turn ended (${outcome.status}) before a decision`);
+      }
     }
     if (outcome.error) {
       const message = this.#parts.options.exposeErrorDetails ? outcome.error.message : outcome.reply;
