@@ -70,6 +70,8 @@ export {
   annotateStep,
   type JsonValue,
   recordStep,
+  recordUsage,
   type StepAnnotations,
   type StepRecorder,
+  type TokenUsage,
 } from './step-notes.js';

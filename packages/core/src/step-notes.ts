@@ -26,6 +26,12 @@ export interface StepAnnotations {
   [key: string]: JsonValue | undefined;
 }
 
+/** Token counts of one model call, or summed over several. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
 /**
  * Lets an orchestrator record, during one decision, what the decision itself
  * cannot say: annotations on the step the decision produces, or a step of its
@@ -38,6 +44,8 @@ export interface StepRecorder {
   annotate(annotations: StepAnnotations): void;
   /** Records a step of kind `note` (before the decision's own step) with a short label. */
   note(label: string, annotations?: StepAnnotations): void;
+  /** Adds the tokens of a model call made for this decision to its step's (and the turn's) usage. */
+  usage(usage: TokenUsage): void;
 }
 
 /**
@@ -68,4 +76,17 @@ export function recordStep(
   annotations?: StepAnnotations,
 ): void {
   conversation.recorder?.note(label, annotations);
+}
+
+/**
+ * Counts the tokens of a model call the orchestrator made for this decision
+ * (an LLM router's call): they are added to the step's and the turn's
+ * `usage`, next to the tokens of the agents' model calls.
+ * @example
+ * ```ts
+ * recordUsage(conversation, { inputTokens: 120, outputTokens: 14 });
+ * ```
+ */
+export function recordUsage(conversation: { readonly recorder?: StepRecorder }, usage: TokenUsage): void {
+  conversation.recorder?.usage(usage);
 }

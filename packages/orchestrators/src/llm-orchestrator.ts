@@ -10,6 +10,7 @@ import {
   OrchestratorError,
   RequestContext,
   ROUTE_TO_USER,
+  recordUsage,
   routeToUser,
   toolCall,
 } from '@switchboard/core';
@@ -171,6 +172,7 @@ export class LLMOrchestrator extends AbstractOrchestrator {
       const detail = `the model could not be reached: ${error instanceof Error ? error.message : String(error)}`;
       return this.fallbackDecision(conversation, detail);
     }
+    recordUsage(conversation, answer.usage);
     span?.setAttributes({
       'switchboard.route.retries': answer.retries,
       // Not gen_ai.usage.*: Langfuse would add these to the generations' own usage and count the tokens twice.

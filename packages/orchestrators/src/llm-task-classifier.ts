@@ -1,5 +1,5 @@
 import { trace } from '@opentelemetry/api';
-import { ConfigurationError } from '@switchboard/core';
+import { ConfigurationError, recordUsage } from '@switchboard/core';
 import { clientResolver, type LlmClientOptions } from '@switchboard/runtime';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
@@ -112,7 +112,7 @@ export function llmTaskClassifier({
   const getClient = clientResolver('llmTaskClassifier', { client, apiKey, baseURL });
   const schemas = new CandidateCache(taskSchema);
 
-  return async (message, tasks) => {
+  return async (message, tasks, conversation) => {
     if (tasks.length === 0) return undefined;
     const span = trace.getActiveSpan();
     const { responseFormat, check } = schemas.get(tasks, (task) => task.name);
@@ -128,6 +128,7 @@ export function llmTaskClassifier({
       check,
       maxRetries,
     });
+    if (conversation) recordUsage(conversation, answer.usage);
     span?.setAttributes({
       'switchboard.task.candidates': tasks.map((task) => task.name),
       'switchboard.task.choice': answer.value ?? NO_TASK,

@@ -1,12 +1,9 @@
 import type { Context, Span } from '@opentelemetry/api';
+import type { TokenUsage } from '@switchboard/core';
 import { recordError, setSessionAttributes } from '../tracing/span-attributes.js';
 import { switchboardTracer } from '../tracing/spans.js';
 
-/** Token counts of one model call or a whole run. */
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
+export type { TokenUsage };
 
 /** What a generation span records when it starts. */
 export interface GenerationStart {

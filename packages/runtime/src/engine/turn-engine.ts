@@ -662,6 +662,7 @@ export function resultOfRecord(
       if (message.role === 'assistant') result.reply = message.content;
     }
   }
+  if (record.usage) result.usage = record.usage;
   if (record.traceId) result.traceId = record.traceId;
   if (record.error) result.error = { ...record.error };
   return result;

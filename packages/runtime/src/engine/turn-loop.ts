@@ -11,6 +11,7 @@ import {
   type Orchestrator,
   OrchestratorError,
   StoreUnavailableError,
+  type TokenUsage,
   type ToolCall,
   type ToolMessage,
   validateDecision,
@@ -41,7 +42,7 @@ import { errorCode, toRouteStep } from './route-step.js';
 import { type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
-import type { TurnState } from './turn-state.js';
+import { addUsage, type TurnState, usageOf } from './turn-state.js';
 import type { TurnOptions, TurnResult } from './turn-types.js';
 
 /** How a turn (or the part of it this process runs) ended. */
@@ -245,6 +246,7 @@ export class TurnLoop {
       steps: turn.steps,
     };
     if (pending && pending.length > 0) result.approvals = pending.map(publicApproval);
+    if (turn.usage) result.usage = turn.usage;
     if (turn.span && turn.traceId) result.traceId = turn.traceId;
     // The same as the stored turn: the error's own text only with exposeErrorDetails.
     if (turn.error) result.error = { ...turn.error };
@@ -357,6 +359,11 @@ export class TurnLoop {
       recorder.annotations = undefined;
       step.annotations = annotations;
     }
+    if (recorder.tokens) {
+      step.usage = recorder.tokens;
+      turn.usage = addUsage(turn.usage, recorder.tokens);
+      recorder.tokens = undefined;
+    }
     turn.steps.push(step);
     emit?.({
       type: 'route',
@@ -455,6 +462,8 @@ export class TurnLoop {
   ): ToolMessage | undefined {
     if (!isPausedCall(outcome)) {
       step.results[index] = outcome;
+      const usage = outcome.metadata && usageOf(outcome);
+      if (usage) countUsage(turn, usage);
       return outcome;
     }
     const approvals = this.#parts.gate.openFromAgent(outcome.call, outcome.pause);
@@ -549,6 +558,17 @@ interface StepRun {
   /** Set when any call waits for a person. */
   paused: boolean;
   readonly stepCalls: StepCall[] | undefined;
+}
+
+/**
+ * Adds an agent's tokens to the turn and to its current step. The step is
+ * replaced, not changed: a store may keep the step objects it was given.
+ */
+function countUsage(turn: TurnState, usage: TokenUsage): void {
+  turn.usage = addUsage(turn.usage, usage);
+  const last = turn.steps.length - 1;
+  const step = turn.steps[last];
+  if (step) turn.steps[last] = { ...step, usage: addUsage(step.usage, usage) };
 }
 
 function addApprovals(turn: TurnState, approvals: ApprovalRecord[]): void {

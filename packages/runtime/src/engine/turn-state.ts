@@ -4,6 +4,7 @@ import type {
   RequestContext,
   StepAnnotations,
   StepRecorder,
+  TokenUsage,
   ToolCall,
   ToolMessage,
 } from '@switchboard/core';
@@ -28,6 +29,11 @@ class DecisionNotes implements StepRecorder {
   hop = 0;
   notes: RouteStep[] | undefined;
   annotations: StepAnnotations | undefined;
+  tokens: TokenUsage | undefined;
+
+  usage(usage: TokenUsage): void {
+    this.tokens = addUsage(this.tokens, usage);
+  }
 
   annotate(annotations: StepAnnotations): void {
     this.annotations = this.annotations ? { ...this.annotations, ...annotations } : { ...annotations };
@@ -76,6 +82,7 @@ export class TurnState {
   traceId: string | undefined;
   error: { code: string; message: string } | undefined;
   recoveries: number | undefined;
+  usage: TokenUsage | undefined;
   /** The window of earlier history followed by the whole turn so far. */
   messages: MessageItem[] = [];
   /** Index of the turn's user message in {@link messages}. */
@@ -130,6 +137,7 @@ export class TurnState {
     if (this.error) record.error = this.error;
     if (this.approvals) record.approvals = this.approvals.map((approval) => ({ ...approval }));
     if (this.recoveries) record.recoveries = this.recoveries;
+    if (this.usage) record.usage = this.usage;
     return record;
   }
 
@@ -192,6 +200,7 @@ export class TurnState {
     state.traces = record.traces?.slice();
     state.traceId = record.traceId;
     state.recoveries = record.recoveries;
+    state.usage = record.usage;
     const from = Math.max(0, index - window);
     state.messages = history.slice(from);
     state.turnStart = index - from;
@@ -214,4 +223,19 @@ function callOfStep(call: StepCall): ToolCall {
   if (call.thought !== undefined) toolCall.thought = call.thought;
   if (call.reason !== undefined) toolCall.reason = call.reason;
   return toolCall;
+}
+
+/** `total` plus `usage` (a new object; `total` may be undefined). */
+export function addUsage(total: TokenUsage | undefined, usage: TokenUsage): TokenUsage {
+  return {
+    inputTokens: (total?.inputTokens ?? 0) + usage.inputTokens,
+    outputTokens: (total?.outputTokens ?? 0) + usage.outputTokens,
+  };
+}
+
+/** The token usage an agent reported on its reply (`metadata.usage`), if it is well formed. */
+export function usageOf(message: { metadata?: Record<string, unknown> }): TokenUsage | undefined {
+  const usage = message.metadata?.usage as Partial<TokenUsage> | undefined;
+  if (typeof usage?.inputTokens !== 'number' || typeof usage.outputTokens !== 'number') return undefined;
+  return { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
 }

@@ -1,3 +1,4 @@
+import type { TokenUsage } from '@switchboard/core';
 import type { ApprovalRecord, RouteStep, TurnStatus } from '../turns/turn-record.js';
 import type { ApprovalRule } from './approvals.js';
 import type { TurnEvent } from './events.js';
@@ -122,6 +123,8 @@ export interface TurnResult {
   steps: RouteStep[];
   /** The approvals still pending, when the turn awaits approval. */
   approvals?: ApprovalRecord[];
+  /** Tokens of every model call of the turn so far (routers' and agents'), when any reported usage. */
+  usage?: TokenUsage;
   /** The OpenTelemetry trace id (of this part of the turn), when tracing is on. */
   traceId?: string;
   /** The recorded error of a failed, interrupted or blocked turn. */

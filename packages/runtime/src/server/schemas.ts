@@ -5,6 +5,7 @@ import {
   RouteStepSchema,
   TurnRecordSchema,
   TurnStatusSchema,
+  UsageSchema,
 } from '../turns/turn-schemas.js';
 
 export { RouteStepSchema, TurnRecordSchema, TurnStatusSchema };
@@ -64,6 +65,7 @@ export const ChatResponseSchema = z.object({
   status: TurnStatusSchema,
   steps: z.array(RouteStepSchema),
   approvals: z.array(ApprovalSchema).optional(),
+  usage: UsageSchema.optional(),
   traceId: z.string().optional(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });

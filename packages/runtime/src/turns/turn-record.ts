@@ -1,4 +1,4 @@
-import type { StepAnnotations } from '@switchboard/core';
+import type { StepAnnotations, TokenUsage } from '@switchboard/core';
 
 /**
  * The life of a turn. A turn is stored when it starts (`running`) and
@@ -80,6 +80,8 @@ export interface RouteStep {
   durationMs: number;
   /** What patterns and rails recorded on this step (see `StepAnnotations`). */
   annotations?: StepAnnotations;
+  /** Tokens of this decision's model calls (an LLM router's) and of its agents' replies. */
+  usage?: TokenUsage;
 }
 
 /** How risky a call that needs approval is, as its rule or policy says. */
@@ -153,6 +155,8 @@ export interface TurnRecord {
   approvals?: ApprovalRecord[];
   /** How many times the turn was recovered after its replica stopped. */
   recoveries?: number;
+  /** Tokens of every model call of the turn (routers' and agents'), when any reported usage. */
+  usage?: TokenUsage;
 }
 
 /**

@@ -17,6 +17,12 @@ export const TurnStatusSchema = z.enum([
   'blocked',
 ]);
 
+/** Token counts. */
+export const UsageSchema = z.object({
+  inputTokens: z.number().nonnegative(),
+  outputTokens: z.number().nonnegative(),
+});
+
 const annotationsSchema = z.custom<StepAnnotations>(
   (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
   'annotations must be an object',
@@ -42,6 +48,7 @@ export const RouteStepSchema = z.object({
   decidedAt: z.string(),
   durationMs: z.number(),
   annotations: annotationsSchema.optional(),
+  usage: UsageSchema.optional(),
 });
 
 /** An approval. */
@@ -81,4 +88,5 @@ export const TurnRecordSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   approvals: z.array(ApprovalRecordSchema).optional(),
   recoveries: z.number().int().nonnegative().optional(),
+  usage: UsageSchema.optional(),
 }) satisfies z.ZodType<TurnRecord>;

@@ -1,0 +1,50 @@
+import { App, agentMeta, llmAgent } from '@switchboard/runtime';
+import { createScriptedModelServer } from '@switchboard/runtime/testing';
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { LLMOrchestrator } from '../src/llm-orchestrator.js';
+
+const route = (agent: string, message: string) =>
+  JSON.stringify({ thought: 'routing', agent, message, reason: 'test' });
+
+describe('the token usage of a turn', () => {
+  it('sums every model call of the turn, the router’s and the agent’s, per decision and for the turn', async () => {
+    const server = await createScriptedModelServer({
+      script: [
+        { content: route('writer', 'a haiku about tea'), usage: { inputTokens: 100, outputTokens: 10 } },
+        { content: 'Steam curls from the cup', usage: { inputTokens: 40, outputTokens: 7 } },
+        {
+          content: route('route_to_user', 'Steam curls from the cup'),
+          usage: { inputTokens: 120, outputTokens: 12 },
+        },
+      ],
+    });
+    const client = new OpenAI({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
+    const writer = llmAgent({
+      name: 'writer',
+      description: 'Writes poems',
+      model: 'poet',
+      instructions: 'Write.',
+      client,
+    });
+    const app = new App({ name: 'usage', agents: [writer] }).mount(
+      new LLMOrchestrator({ name: 'router', agents: [agentMeta(writer)], model: 'router-model', client }),
+    );
+    try {
+      const result = await app.chat({ message: 'a haiku please', sessionId: 'usage' });
+      expect(result.reply).toBe('Steam curls from the cup');
+      expect(result.steps.map((step) => [step.kind, step.usage])).toEqual([
+        ['call', { inputTokens: 140, outputTokens: 17 }],
+        ['answer', { inputTokens: 120, outputTokens: 12 }],
+      ]);
+      expect(result.usage).toEqual({ inputTokens: 260, outputTokens: 29 });
+      const [stored] = await app.sessions.listTurns('usage');
+      expect(stored!.usage).toEqual(result.usage);
+      expect(stored!.steps).toEqual(result.steps);
+      server.assertDone();
+    } finally {
+      await app.close();
+      await server.close();
+    }
+  });
+});
