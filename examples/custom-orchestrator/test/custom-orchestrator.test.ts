@@ -7,10 +7,11 @@ describe('custom orchestrator example over HTTP', () => {
   let server: ServerHandle;
 
   beforeAll(async () => {
-    server = await new App({ name: 'custom-orchestrator', agents: [greeter, reverser] }).start(
-      KeywordRouter,
-      { port: 0 },
-    );
+    server = await new App({
+      name: 'custom-orchestrator',
+      agents: [greeter, reverser],
+      logLevel: 'silent',
+    }).start(KeywordRouter, { port: 0 });
   });
   afterAll(() => server.close());
 
