@@ -5,7 +5,7 @@ import {
   RoundRobinOrchestrator,
   TaskOrchestrator,
 } from '@switchboard/orchestrators';
-import { type Agent, App, type AppOptions, agentMeta, llmAgent } from '@switchboard/runtime';
+import { type Agent, App, type AppOptions, agentMeta, apiKeys, llmAgent } from '@switchboard/runtime';
 import { createDemoAgents, type DemoAgentOptions } from './agents/index.js';
 import type { ServerConfig } from './config.js';
 import { DEMO_TASKS } from './demo-tasks.js';
@@ -16,10 +16,13 @@ export interface ServerApp {
   orchestrator: Orchestrator;
   /** What the server uses, for the start-up line. */
   description: string;
+  /** What an operator should know at start-up (e.g. the server is open). */
+  warnings: string[];
 }
 
 /** Extra wiring for tests: a fixed clock, other stores, tracing. */
-export interface BuildOptions extends Partial<Pick<AppOptions, 'sessionStore' | 'memoryStore' | 'tracing'>> {
+export interface BuildOptions
+  extends Partial<Pick<AppOptions, 'sessionStore' | 'memoryStore' | 'tracing' | 'logger'>> {
   agents?: DemoAgentOptions;
   storeName?: string;
 }
@@ -74,8 +77,20 @@ export function buildServerApp(
     sessionWaitMs: config.SESSION_WAIT_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
     exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
+    ...(config.SWITCHBOARD_API_KEYS ? { auth: apiKeys({ keys: config.SWITCHBOARD_API_KEYS }) } : {}),
+    ...(config.RATE_LIMIT_PER_MINUTE
+      ? { rateLimit: { requestsPerMinute: config.RATE_LIMIT_PER_MINUTE } }
+      : {}),
     ...stores,
   });
-  const description = `orchestrator ${orchestrator.name}, store ${storeName}, agents ${agents.map((agent) => agent.name).join(', ')}`;
-  return { app, orchestrator, description };
+  const keys = Object.keys(config.SWITCHBOARD_API_KEYS ?? {}).length;
+  const access = keys > 0 ? `API keys: ${keys}` : 'no API keys (open to anyone who can reach it)';
+  const description = `orchestrator ${orchestrator.name}, store ${storeName}, ${access}, agents ${agents.map((agent) => agent.name).join(', ')}`;
+  const warnings =
+    keys > 0
+      ? []
+      : [
+          'No SWITCHBOARD_API_KEYS set: the server is open; set it before exposing the server beyond this machine.',
+        ];
+  return { app, orchestrator, description, warnings };
 }

@@ -1,6 +1,8 @@
+import { ConfigurationError } from '@switchboard/core';
 import { z } from 'zod';
 
 const ORCHESTRATORS = ['keyword', 'round-robin', 'task', 'llm'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -17,6 +19,35 @@ const EnvSchema = z.object({
   AGENT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   SESSION_WAIT_MS: z.coerce.number().int().positive().default(10_000),
   LEASE_TTL_MS: z.coerce.number().int().positive().default(30_000),
+  LOG_LEVEL: z
+    .enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
+    .default('info'),
+  SWITCHBOARD_API_KEYS: z
+    .string()
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({
+          code: 'custom',
+          message: 'SWITCHBOARD_API_KEYS must be JSON: {"<key>": {"tenantId": "…", "name": "…"}}',
+        });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.record(
+        z.string().min(16, 'API keys must be at least 16 characters long'),
+        z.object({
+          tenantId: z.string().min(1),
+          name: z.string().min(1).optional(),
+          userId: z.string().min(1).optional(),
+          requestsPerMinute: z.number().int().positive().optional(),
+        }),
+      ),
+    )
+    .optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().optional(),
   EXPOSE_ERROR_DETAILS: z
     .enum(['true', 'false', '1', '0'], { error: 'EXPOSE_ERROR_DETAILS must be true or false' })
     .default('false')
@@ -26,20 +57,21 @@ const EnvSchema = z.object({
 /** The server's configuration, read from environment variables. */
 export type ServerConfig = z.infer<typeof EnvSchema>;
 
-/** Reads and checks the environment; throws one error listing every problem. */
+/** Reads and checks the environment; throws one `ConfigurationError` listing every problem on one line. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('\n  ');
-    throw new Error(`Invalid configuration:\n  ${problems}`);
+      .join('; ');
+    throw new ConfigurationError({ message: `invalid configuration: ${problems}` });
   }
   if (parsed.data.ORCHESTRATOR === 'llm' && !parsed.data.OPENAI_API_KEY) {
-    throw new Error(
-      'ORCHESTRATOR=llm needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL for any OpenAI-compatible endpoint, OPENAI_MODEL)',
-    );
+    throw new ConfigurationError({
+      message:
+        'ORCHESTRATOR=llm needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL for any OpenAI-compatible endpoint, OPENAI_MODEL)',
+    });
   }
   return parsed.data;
 }

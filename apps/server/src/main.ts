@@ -2,14 +2,16 @@ import { setupTracing } from '@switchboard/runtime/otel';
 import { createRedisStores } from '@switchboard/runtime/redis';
 import { buildServerApp } from './build-app.js';
 import { readConfig, redactUrl } from './config.js';
+import { createServerLogger } from './server-logger.js';
+import { startupConfig } from './startup-config.js';
+import { exitOnStartupFailure } from './startup-failure.js';
 
-let config: ReturnType<typeof readConfig>;
-try {
-  config = readConfig();
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
+// Until the server listens, an error (bad configuration, port in use) ends the start-up with one line.
+process.once('uncaughtException', exitOnStartupFailure);
+
+const config = readConfig();
+// JSON lines on stdout; readable lines in a terminal. LOG_LEVEL sets the level.
+const logger = await createServerLogger(config.LOG_LEVEL);
 
 // Exports to Langfuse (LANGFUSE_*) or any OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT) when configured.
 const tracing = setupTracing();
@@ -23,14 +25,16 @@ const stores = config.REDIS_URL
       storeName: `redis ${redactUrl(config.REDIS_URL)} (prefix ${config.REDIS_KEY_PREFIX})`,
     }
   : {};
-const { app, orchestrator, description } = buildServerApp(config, { tracing, ...stores });
+const { app, orchestrator, description, warnings } = buildServerApp(config, { tracing, logger, ...stores });
+for (const warning of warnings) logger.warn(warning);
 const server = await app.start(orchestrator, { port: config.PORT, host: config.HOST });
+process.off('uncaughtException', exitOnStartupFailure);
 const shutdown = (signal: string) => {
-  console.log(`${signal} received: finishing running turns…`);
+  logger.info(`${signal} received: finishing running turns…`);
   server.close().then(
     () => process.exit(0),
     (error: unknown) => {
-      console.error(error);
+      logger.error({ err: error }, 'the server did not close cleanly');
       process.exit(1);
     },
   );
@@ -38,12 +42,16 @@ const shutdown = (signal: string) => {
 process.once('SIGINT', () => shutdown('SIGINT'));
 process.once('SIGTERM', () => shutdown('SIGTERM'));
 
-console.log(`Switchboard listening on ${server.url} (${description})`);
-console.log(
+// The one line with the whole configuration (no secrets: see startupConfig).
+logger.info(
+  { url: server.url, config: startupConfig(config, tracing.destinations) },
+  `Switchboard listening on ${server.url} (${description})`,
+);
+logger.info(
   tracing.enabled
     ? `Tracing to ${tracing.destinations.join(' and ')}`
     : 'Tracing off (set LANGFUSE_* or OTEL_EXPORTER_OTLP_ENDPOINT)',
 );
-console.log(
+logger.info(
   `Try: curl -s ${server.url}/v1/chat -H 'content-type: application/json' -d '{"message":"what is 2 + 3 * 4?"}'`,
 );

@@ -59,4 +59,38 @@ describe('apps/server as a process', () => {
     expect(await server.exited).toBe(1);
     expect(server.output().stderr).toContain('keyword, round-robin, task, llm');
   });
+
+  /** The line a failed start-up ended with: its only `switchboard:` line, last, with no stack trace. */
+  async function failedStart(env: Record<string, string>): Promise<string> {
+    const server = startServer(env);
+    expect(await server.exited).toBe(1);
+    const { stderr } = server.output();
+    const lines = stderr.trimEnd().split('\n');
+    expect(
+      lines.filter((line) => line.startsWith('switchboard: ')),
+      stderr,
+    ).toHaveLength(1);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    return lines.at(-1) as string;
+  }
+
+  it('says in one line, and exits 1, when its port is in use', async () => {
+    const first = startServer({});
+    const { port } = new URL(await first.listening);
+    expect(await failedStart({ PORT: port })).toBe(
+      `switchboard: port ${port} on 127.0.0.1 is already in use`,
+    );
+  });
+
+  it('says in one line, and exits 1, when only one of the Langfuse keys is set', async () => {
+    expect(await failedStart({ LANGFUSE_PUBLIC_KEY: 'pk-lf-only' })).toBe(
+      'switchboard: Langfuse tracing needs both LANGFUSE_PUBLIC_KEY and LANGFUSE_SECRET_KEY; LANGFUSE_SECRET_KEY is missing',
+    );
+  });
+
+  it('lists every configuration problem on one line', async () => {
+    expect(await failedStart({ ORCHESTRATOR: 'magic', PORT: 'eighty' })).toMatch(
+      /^switchboard: invalid configuration: PORT: .+; ORCHESTRATOR: ORCHESTRATOR must be one of keyword, round-robin, task, llm$/,
+    );
+  });
 });

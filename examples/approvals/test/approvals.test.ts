@@ -34,7 +34,7 @@ describe('approvals example over HTTP, in memory', () => {
   const payments = new InMemoryPayments();
 
   beforeAll(async () => {
-    const { app, orchestrator } = buildApp({ payments });
+    const { app, orchestrator } = buildApp({ payments, logLevel: 'silent' });
     server = await app.start(orchestrator, { port: 0 });
   });
   afterAll(() => server.close());
@@ -194,7 +194,7 @@ describe('approvals example in process', () => {
     test: (app: App, payments: InMemoryPayments) => Promise<void>,
   ) => {
     const payments = new InMemoryPayments();
-    const { app, orchestrator } = buildApp({ payments, ...options });
+    const { app, orchestrator } = buildApp({ payments, logLevel: 'silent', ...options });
     app.mount(orchestrator);
     try {
       await test(app, payments);
@@ -332,7 +332,11 @@ describe('approvals example on Redis, two replicas', () => {
     const keyPrefix = redis.prefix();
     const replica = () => {
       const payments = new InMemoryPayments();
-      const { app, orchestrator } = buildApp({ redis: { url: REDIS_URL, keyPrefix }, payments });
+      const { app, orchestrator } = buildApp({
+        redis: { url: REDIS_URL, keyPrefix },
+        payments,
+        logLevel: 'silent',
+      });
       return { app: app.mount(orchestrator), payments };
     };
     replicaA = replica();

@@ -26,6 +26,7 @@ export async function startWithScript(script: ScriptEntry[]): Promise<{
     baseURL: model.url,
     model: MODEL,
     maxRetries: 0,
+    logLevel: 'silent',
   });
   const server = await app.start(orchestrator, { port: 0 });
   return {

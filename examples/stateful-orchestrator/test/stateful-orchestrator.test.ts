@@ -14,7 +14,7 @@ describe('stateful orchestrator example over HTTP', () => {
   let server: ServerHandle;
 
   beforeAll(async () => {
-    const { app, orchestrator } = buildApp();
+    const { app, orchestrator } = buildApp({ logLevel: 'silent' });
     server = await app.start(orchestrator, { port: 0 });
   });
   afterAll(() => server.close());

@@ -27,7 +27,7 @@ describe('traced orchestrator example exporting to Langfuse', () => {
       langfuse: { flushInterval: FLUSH_INTERVAL_SECONDS },
     });
     expect(tracing.destinations).toEqual(['langfuse']);
-    const { app, orchestrator } = buildApp({ tracing });
+    const { app, orchestrator } = buildApp({ tracing, logLevel: 'silent' });
     const server = await app.start(orchestrator, { port: 0 });
     const response = await fetch(`${server.url}/v1/chat`, {
       method: 'POST',

@@ -14,7 +14,7 @@ describe('traced orchestrator example', () => {
 
   beforeAll(() => {
     recording = recordSpans();
-    const built = buildApp();
+    const built = buildApp({ logLevel: 'silent' });
     app = built.app.mount(built.orchestrator);
   });
   afterEach(() => recording.reset());

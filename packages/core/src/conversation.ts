@@ -26,7 +26,9 @@ export interface Conversation {
    * The agent replies to the previous decision, in call order (several after
    * a fan-out); empty on hop 0. The runtime always sets it; when it is absent
    * (a hand-built conversation), {@link latestToolResults} falls back to the
-   * trailing `tool` messages.
+   * trailing `tool` messages. A failed reply here carries the error's own
+   * text in `metadata.errorDetail` (never stored: the stored reply's
+   * `content` is a safe description, unless `exposeErrorDetails` is set).
    */
   readonly lastResults?: readonly ToolMessage[];
   /**

@@ -21,13 +21,20 @@ import {
   type TurnRequest,
   type TurnResult,
 } from './engine/turn-engine.js';
+import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from './logging/logger.js';
 import { isPromiseLike } from './promise-like.js';
+import type { RateLimitOptions } from './server/access.js';
+import type { AuthOptions } from './server/auth.js';
+import { type CorsOptions, checkCorsOptions } from './server/cors.js';
+import { unexpectedErrorLog } from './server/request-log.js';
 import { createRoutes, type ServerLimits } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
 import { InMemorySessionStore } from './stores/in-memory-session-store.js';
-import { memoryNamespace } from './stores/memory-binding.js';
+import { memoryNamespace, userSessionsNamespace } from './stores/memory-binding.js';
 import type { MemoryStore } from './stores/memory-store.js';
+import { InMemoryRateLimiter, type RateLimiter } from './stores/rate-limiter.js';
 import type { SessionStore } from './stores/session-store.js';
+import { tenantSessions } from './stores/tenant-sessions.js';
 
 /** Something to flush and shut down with the app, such as the handle returned by `setupTracing()`. */
 export interface Shutdownable {
@@ -44,12 +51,40 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   sessionStore?: SessionStore;
   /** Where `getMemory()` values live (default: in memory). */
   memoryStore?: MemoryStore;
+  /**
+   * Who may call the API. Without it the server is open (a session id is the
+   * capability to use that session). With it, every route but the public
+   * ones needs a credential, and sessions, memory and rate limits belong to
+   * the caller's tenant. See {@link apiKeys}.
+   */
+  auth?: AuthOptions;
+  /** Requests per minute per API key (with `auth`; a key's own limit overrides it). 429 with `Retry-After` past it. */
+  rateLimit?: RateLimitOptions;
+  /** Where request counts live (default: this process; `createRedisStores` gives one shared by every replica). */
+  rateLimiter?: RateLimiter;
   /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
   tracing?: Shutdownable;
   /** How long `close()` waits for running turns before abandoning them (default 10 000 ms). */
   closeGraceMs?: number;
-  /** Receives unexpected errors (default: `console.error`). */
-  logger?: (error: unknown) => void;
+  /**
+   * Where the app logs: one line per HTTP request, every failed turn with its
+   * error and stack, unexpected errors. A pino logger, or any object with
+   * pino's `error`/`warn`/`info`/`debug`/`child` methods (default: a pino
+   * logger at `logLevel` writing JSON lines to stdout, made when the app is).
+   * A function `(error) => void` ({@link ErrorCallback}, deprecated) is still
+   * accepted for this release and gets the error of each error line.
+   *
+   * @example
+   * ```ts
+   * import { pino } from 'pino';
+   * new App({ name: 'desk', agents, logger: pino({ level: 'warn' }) });
+   * ```
+   */
+  logger?: Logger | ErrorCallback;
+  /** The level of the default logger (default `info`; `silent` logs nothing). Ignored when `logger` is given. */
+  logLevel?: LogLevel;
+  /** Lets browser clients on these origins call the API (CORS). Off by default. */
+  cors?: CorsOptions;
 }
 
 /** An orchestrator instance, or a class the app constructs with its agents. */
@@ -127,10 +162,13 @@ export class App {
   readonly agents: readonly Agent[];
   readonly sessions: SessionStore;
   readonly memory: MemoryStore;
+  /** What the app logs through (see {@link AppOptions.logger}); yours too. */
+  readonly logger: Logger;
   readonly #options: AppOptions;
   readonly #agentsByName: ReadonlyMap<string, Agent>;
   readonly #inFlight = new Set<PromiseLike<unknown>>();
   readonly #shutdown = new AbortController();
+  readonly #rateLimiter: RateLimiter;
   #engine?: TurnEngine;
   #routes?: Hono;
   #orchestrator?: Orchestrator;
@@ -156,6 +194,9 @@ export class App {
     this.#options = options;
     this.sessions = sessionStore ?? new InMemorySessionStore({ idleTtlSeconds: sessionIdleTtlSeconds });
     this.memory = memoryStore ?? new InMemoryMemoryStore();
+    this.#rateLimiter = options.rateLimiter ?? new InMemoryRateLimiter();
+    if (options.cors) checkCorsOptions(options.cors);
+    this.logger = resolveLogger(options.logger, options.logLevel);
   }
 
   /** The metadata of every hosted agent, as given to an orchestrator class. */
@@ -190,35 +231,53 @@ export class App {
     const { memory, sessions } = this;
     this.#orchestrator = instance;
     this.#engine = new TurnEngine(
-      { orchestrator: instance, agents: this.#agentsByName, sessions, memory, signal: this.#shutdown.signal },
+      {
+        orchestrator: instance,
+        agents: this.#agentsByName,
+        sessions,
+        memory,
+        signal: this.#shutdown.signal,
+        logger: this.logger,
+      },
       this.#options,
     );
     this.#routes = createRoutes(
       {
         name: this.name,
+        orchestratorName: instance.name,
         agents: this.agentMetas,
         sessions,
         chat: (request) => this.#run(request),
         resolveApproval: (resolution) => this.resolveApproval(resolution),
         cancelTurn: (request) => this.cancelTurn(request),
-        sessionIdForKey: (key) => sessionIdForKey(key),
-        deleteSession: (sessionId) => this.deleteSession(sessionId),
+        sessionIdForKey: (key, tenantId) => sessionIdForKey(key, tenantId),
+        sessionsOf: (tenantId) => this.#mounted().sessionsOf(tenantId),
+        deleteSession: (sessionId, tenantId) => this.deleteSession(sessionId, tenantId),
+        deleteUser: (userId, tenantId) => this.deleteUser(userId, tenantId),
+        auth: this.#options.auth,
+        rateLimit: this.#options.rateLimit,
+        rateLimiter: this.#rateLimiter,
         checkReady: () => this.#checkReady(),
         isClosing: () => this.#closing !== undefined,
-        log: this.#options.logger ?? ((error) => console.error(error)),
+        log: unexpectedErrorLog(this.logger),
+        logger: this.logger,
+        cors: this.#options.cors,
       },
       this.#options,
     );
     return this;
   }
 
-  /** Handles a fetch `Request` with the HTTP API (requires {@link App.mount} or {@link App.start}). */
-  fetch = (request: Request): Response | Promise<Response> => {
+  /**
+   * Handles a fetch `Request` with the HTTP API (requires {@link App.mount} or {@link App.start}).
+   * `env` is the server's bindings, such as `@hono/node-server`'s `{ incoming, outgoing }`.
+   */
+  fetch = (request: Request, env?: object): Response | Promise<Response> => {
     if (!this.#routes)
       throw new ConfigurationError({
         message: `App '${this.name}' has no orchestrator: call mount() or start() first`,
       });
-    return this.#routes.fetch(request);
+    return this.#routes.fetch(request, env);
   };
 
   /** Sends a request to the HTTP API in-process, like Hono's `app.request()`. */
@@ -272,17 +331,36 @@ export class App {
     return this.#track(this.#mounted().cancel(request));
   }
 
-  /** Deletes a session's messages, turns and session-scoped memory, waiting for a running turn first. */
-  async deleteSession(sessionId: string): Promise<boolean> {
+  /**
+   * Deletes a session's messages, turns and session-scoped memory, waiting
+   * for a running turn first. With a tenant, only that tenant's session.
+   */
+  async deleteSession(sessionId: string, tenantId?: string): Promise<boolean> {
     const { leaseTtlMs = 30_000, sessionWaitMs = 10_000 } = this.#options;
-    const lease = await this.sessions.acquireLease(sessionId, { ttlMs: leaseTtlMs, waitMs: sessionWaitMs });
+    const sessions = tenantId === undefined ? this.sessions : tenantSessions(this.sessions, tenantId);
+    const lease = await sessions.acquireLease(sessionId, { ttlMs: leaseTtlMs, waitMs: sessionWaitMs });
     try {
-      const existed = await this.sessions.delete(sessionId);
-      await this.memory.clear(memoryNamespace('session', { sessionId }));
+      const existed = await sessions.delete(sessionId);
+      await this.memory.clear(memoryNamespace('session', { sessionId, tenantId }));
       return existed;
     } finally {
       await Promise.resolve(lease.release()).catch(() => {});
     }
+  }
+
+  /**
+   * Deletes a user's data (within a tenant, with auth): every session the
+   * user started (with its session memory) and the user's memory. Resolves
+   * to how many sessions were deleted.
+   */
+  async deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }> {
+    const index = userSessionsNamespace(userId, tenantId);
+    const ids = ((await this.memory.get(index, 'ids')) as string[] | undefined) ?? [];
+    let deletedSessions = 0;
+    for (const sessionId of ids) if (await this.deleteSession(sessionId, tenantId)) deletedSessions += 1;
+    await this.memory.clear(memoryNamespace('user', { sessionId: '', userId, tenantId }));
+    await this.memory.clear(index);
+    return { deletedSessions };
   }
 
   /** Mounts the orchestrator and listens for HTTP requests. */
@@ -299,6 +377,14 @@ export class App {
         resolve({ server, address: info }),
       );
       server.once('error', reject);
+    });
+    // A request Node cannot even parse (a non-numeric Content-Length, say) still gets the JSON error shape.
+    server.on('clientError', (_error: Error, socket: import('node:net').Socket) => {
+      if (!socket.writable) return;
+      const body = JSON.stringify({ error: { code: 'bad_request', message: 'Malformed HTTP request' } });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
     });
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const stopListening = () =>
@@ -335,6 +421,7 @@ export class App {
       await Promise.allSettled([
         this.sessions.close?.(),
         this.memory.close?.(),
+        this.#rateLimiter.close?.(),
         this.#options.tracing?.shutdown(),
       ]);
     })();

@@ -49,6 +49,18 @@ export type {
   TurnRequest,
   TurnResult,
 } from './engine/turn-engine.js';
+export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
+export type { RateLimitOptions } from './server/access.js';
+export {
+  type ApiKeyOwner,
+  type ApiKeysOptions,
+  type AuthOptions,
+  apiKeys,
+  bearerToken,
+  DEFAULT_PUBLIC_ROUTES,
+  type Principal,
+} from './server/auth.js';
+export type { CorsOptions } from './server/cors.js';
 export type { ServerLimits } from './server/routes.js';
 export * from './stores/index.js';
 export {

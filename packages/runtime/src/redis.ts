@@ -12,6 +12,7 @@ import {
   shareOwnership,
 } from './stores/redis/redis-connection.js';
 import { RedisMemoryStore, type RedisMemoryStoreOptions } from './stores/redis/redis-memory-store.js';
+import { RedisRateLimiter } from './stores/redis/redis-rate-limiter.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
 
 export {
@@ -20,6 +21,7 @@ export {
   type RedisStoreOptions,
 } from './stores/redis/redis-connection.js';
 export { RedisMemoryStore, type RedisMemoryStoreOptions } from './stores/redis/redis-memory-store.js';
+export { RedisRateLimiter } from './stores/redis/redis-rate-limiter.js';
 export { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
 
 /** Options of {@link createRedisStores}. */
@@ -32,16 +34,18 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   maxUpdateAttempts?: RedisMemoryStoreOptions['maxUpdateAttempts'];
 }
 
-/** A session store and a memory store sharing one connection. */
+/** A session store, a memory store and a rate limiter sharing one connection. */
 export interface RedisStores {
   sessionStore: RedisSessionStore;
   memoryStore: RedisMemoryStore;
+  /** Counts requests per API key across replicas (used with the app's `rateLimit`). */
+  rateLimiter: RedisRateLimiter;
 }
 
 /**
- * Creates both Redis stores over one connection. From a URL or options, the
- * stores share a new client that the second `close()` quits; a client you
- * pass stays yours to quit.
+ * Creates the Redis stores (sessions, memory, rate limits) over one
+ * connection. From a URL or options, they share a new client that the last
+ * `close()` quits; a client you pass stays yours to quit.
  *
  * @example
  * ```ts
@@ -64,7 +68,7 @@ export function createRedisStores(
     shared = source;
   } else {
     shared = createRedisClient(source, { commandTimeoutMs });
-    shareOwnership(shared, 2);
+    shareOwnership(shared, 3);
   }
   return {
     sessionStore: new RedisSessionStore(shared, {
@@ -74,5 +78,6 @@ export function createRedisStores(
       windowCacheChars,
     }),
     memoryStore: new RedisMemoryStore(shared, { keyPrefix, commandTimeoutMs, maxUpdateAttempts }),
+    rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
   };
 }

@@ -11,6 +11,7 @@ export {
   runConversation,
 } from './testing/conversation-runner.js';
 export { assertWellFormedHistory, historyProblems } from './testing/history-check.js';
+export { captureLogs, type LogCapture, type LogRecord } from './testing/log-capture.js';
 export {
   createOtlpReceiver,
   type OtlpReceiver,

@@ -84,6 +84,7 @@ describe('llmAgent tools that need approval', () => {
         name: 'support',
         agents: [agent],
         ...createRedisStores(REDIS_URL, { keyPrefix }),
+        logLevel: 'silent',
       });
       return app.mount(new ToSupport({ name: 'support', agents: [agentMeta(agent)] }));
     };

@@ -64,9 +64,9 @@ export function startServer(env: Record<string, string>): StartedServer {
   const listening = withTimeout(
     new Promise<string>((resolve, reject) => {
       child.stdout?.on('data', () => {
-        // The tracing line is printed after the listening line: wait for the banner's last line.
-        const match = /listening on (http:\/\/\S+)/.exec(stdout);
-        if (match && /^Try: /m.test(stdout)) resolve(match[1]!);
+        // The tracing line is logged after the listening line: wait for the banner's last line (JSON, not a TTY).
+        const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
+        if (match && /"msg":"Try: /.test(stdout)) resolve(match[1]!);
       });
       void exited.then((code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
     }),

@@ -111,6 +111,8 @@ export class TestSession {
       memoryStore: memory,
       maxHops,
       historyWindow,
+      // Failed turns are what these tests check; their log lines would only be noise.
+      logLevel: 'silent',
     }).mount(recording);
     openApps.add(this.#app);
   }

@@ -18,6 +18,12 @@ export interface RemoteAgentOptions {
   capabilities?: string[];
   /** Overrides the app's per-agent timeout. */
   timeoutMs?: number;
+  /**
+   * The largest answer read, in bytes (default 1 MiB): past it the
+   * connection is closed and the call fails, so a remote cannot fill this
+   * process's memory.
+   */
+  maxResponseBytes?: number;
 }
 
 const RemoteReplySchema = z.object({ reply: z.string(), status: z.string().optional() });
@@ -46,10 +52,48 @@ function remoteSessionId(sessionId: string, agent: string): string {
   return `${createHash('sha256').update(id).digest('hex')}.${agent}`.slice(0, 128);
 }
 
+/**
+ * The answer's body as text, read up to `maxBytes`: a longer one (announced
+ * or sent) cancels the body, which closes the connection, and fails the call.
+ */
+async function readBody(
+  response: Response,
+  maxBytes: number,
+  endpoint: string,
+  name: string,
+): Promise<string> {
+  const tooLarge = () =>
+    new AgentError({
+      agent: name,
+      message: `${endpoint} answered with more than ${maxBytes} bytes (maxResponseBytes)`,
+    });
+  const announced = Number(response.headers.get('content-length'));
+  if (announced > maxBytes || !response.body) {
+    await response.body?.cancel().catch(() => undefined);
+    if (announced > maxBytes) throw tooLarge();
+    return '';
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
 async function callRemote(
   endpoint: string,
   name: string,
   headers: Record<string, string>,
+  maxResponseBytes: number,
   message: string,
   context: AgentContext,
 ) {
@@ -73,7 +117,7 @@ async function callRemote(
     if (signal.aborted) throw signal.reason;
     throw new AgentError({ agent: name, message: `could not reach ${endpoint}`, cause: error });
   }
-  const text = await response.text();
+  const text = await readBody(response, maxResponseBytes, endpoint, name);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -97,8 +141,9 @@ async function callRemote(
  * An agent served over HTTP, such as another Switchboard server: each call
  * posts `{ message, sessionId, userId }` and uses the `reply` of the answer.
  * The remote keeps its own session per local session, so it remembers the
- * conversation. Errors, non-2xx answers and a failed remote turn become an
- * error `tool` message; the call is aborted on timeout.
+ * conversation. Errors, non-2xx answers, an answer over `maxResponseBytes`
+ * and a failed remote turn become an error `tool` message; the call is
+ * aborted on timeout.
  *
  * @example
  * ```ts
@@ -114,8 +159,13 @@ export function remoteAgent({
   keywords,
   capabilities,
   timeoutMs,
+  maxResponseBytes = 1024 * 1024,
 }: RemoteAgentOptions): Agent {
   const endpoint = chatUrl(url, name);
+  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0)
+    throw new ConfigurationError({
+      message: `Remote agent '${name}' has an invalid maxResponseBytes ${maxResponseBytes}: use a positive whole number of bytes`,
+    });
   return defineAgent({
     name,
     description,
@@ -123,6 +173,6 @@ export function remoteAgent({
     capabilities,
     timeoutMs,
     metadata: { remote: endpoint },
-    run: (message, context) => callRemote(endpoint, name, headers, message, context),
+    run: (message, context) => callRemote(endpoint, name, headers, maxResponseBytes, message, context),
   });
 }

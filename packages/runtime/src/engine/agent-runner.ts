@@ -7,6 +7,7 @@ import {
   type RequestContext,
   type ToolCall,
   type ToolMessage,
+  UserError,
 } from '@switchboard/core';
 import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
 import { AgentPause, type AgentResume } from '../agents/agent-pause.js';
@@ -33,6 +34,8 @@ export interface AgentCallContext {
   emit: ((event: TurnEvent) => void) | undefined;
   /** The saved state and the decisions, when a paused call runs again. */
   resume?: AgentResume;
+  /** Store and emit a failed call's error text as it is, rather than a safe description of it. */
+  exposeErrorDetails?: boolean;
 }
 
 /** An agent call that paused for approval (the agent threw an `AgentPause`): no reply yet. */
@@ -106,6 +109,35 @@ function toAgentError(agent: string, error: unknown): AgentError {
   return new AgentError({ agent, cause: error });
 }
 
+/**
+ * What clients may see of a failed call: the agent, what happened and the
+ * error code, plus the message of a `UserError` the agent threw (written for
+ * the user). The error's own text can hold secrets or internal URLs.
+ */
+function describeFailure(agent: string, failure: AgentError): string {
+  if (AgentTimeoutError.isInstance(failure)) {
+    const { timeoutMs, code } = failure as AgentTimeoutError;
+    return `Agent '${agent}' timed out after ${timeoutMs} ms (${code})`;
+  }
+  const description = `Agent '${agent}' failed (${failure.code})`;
+  return UserError.isInstance(failure.cause)
+    ? `${description}: ${(failure.cause as Error).message}`
+    : description;
+}
+
+/** The orchestrator's copies of failed replies, keyed by the reply that is stored and streamed. */
+const detailedReplies = new WeakMap<ToolMessage, ToolMessage>();
+
+/**
+ * The reply as the orchestrator is handed it: for a failed call, a copy whose
+ * `metadata.errorDetail` holds the error's own text, since a router must know
+ * what went wrong. The copy stays in this process: it is never stored or
+ * streamed (the reply itself carries a safe description).
+ */
+export function orchestratorReply(reply: ToolMessage): ToolMessage {
+  return (reply.status === 'error' && detailedReplies.get(reply)) || reply;
+}
+
 /** How a call ended, before it becomes a `tool` message. */
 interface CallOutcome {
   content: string;
@@ -164,7 +196,8 @@ class RunningCall {
   finish({ content, metadata, failure }: CallOutcome): ToolMessage {
     const { agent, call, emit } = this.options;
     const status = failure ? 'error' : 'ok';
-    endAgentSpan(this.span, { status, content, error: failure });
+    // The span keeps the error's own text: traces are for operators.
+    endAgentSpan(this.span, { status, content: failure ? failure.message : content, error: failure });
     if (this.base) emit?.({ type: 'agent-end', ...this.base, status, content, endOfMessage: true });
     const message: ToolMessage = {
       id: this.messageId,
@@ -185,8 +218,12 @@ class RunningCall {
       endAgentSpan(this.span, { status: 'paused', content: error.message });
       return { paused: true, call: this.options.call, pause: error };
     }
-    const failure = toAgentError(this.options.agent.name, error);
-    return this.finish({ content: failure.message, failure });
+    const { agent, exposeErrorDetails } = this.options;
+    const failure = toAgentError(agent.name, error);
+    if (exposeErrorDetails) return this.finish({ content: failure.message, failure });
+    const reply = this.finish({ content: describeFailure(agent.name, failure), failure });
+    detailedReplies.set(reply, { ...reply, metadata: { ...reply.metadata, errorDetail: failure.message } });
+    return reply;
   }
 }
 

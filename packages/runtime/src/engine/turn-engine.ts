@@ -17,10 +17,13 @@ import {
   type UserMessage,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
+import type { Logger } from '../logging/logger.js';
 import { isPromiseLike } from '../promise-like.js';
-import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
+import { sessionStoreId } from '../server/auth.js';
+import { bindMemory, memoryNamespace, userSessionsNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionLease, SessionStore } from '../stores/session-store.js';
+import { tenantSessions } from '../stores/tenant-sessions.js';
 import { endTurnSpan } from '../tracing/spans.js';
 import {
   type ApprovalRecord,
@@ -63,6 +66,8 @@ interface EngineParts {
   memory: MemoryStore;
   /** Aborted to abandon running turns (server shutdown after the grace period). */
   signal: AbortSignal;
+  /** Where failed turns are logged. */
+  logger?: Logger;
 }
 
 /** Who a request is for: the parts of a request every entry point has. */
@@ -74,6 +79,10 @@ interface Caller {
 }
 
 const noop = () => {};
+/** Sessions remembered per user for deleting the user's data; older ones expire with their idle time. */
+const MAX_INDEXED_SESSIONS = 1_000;
+/** Tenant views kept before the cache starts over (they are cheap to rebuild). */
+const MAX_TENANT_VIEWS = 10_000;
 
 /**
  * Runs turns: user → orchestrator → agent(s) → orchestrator → … → user.
@@ -96,6 +105,8 @@ export class TurnEngine {
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
   readonly #stopListening: () => void;
+  /** Each tenant's view of the session store (few tenants: kept). */
+  readonly #tenantStores = new Map<string, SessionStore>();
 
   constructor(
     parts: EngineParts,
@@ -142,6 +153,7 @@ export class TurnEngine {
       sessions: parts.sessions,
       gate: new ApprovalGate(parts.agents, approvalPolicy, approvalTtlSeconds),
       options: this.#options,
+      logger: parts.logger,
     });
     const { signal } = parts;
     const onShutdown = () => this.#renewer.abortAgents(signal.reason);
@@ -208,12 +220,19 @@ export class TurnEngine {
     });
   }
 
-  // ── Holding a session ──────────────────────────────────────────────────────
-
-  #acquire(sessionId: string, waitMs: number): SessionLease | Promise<SessionLease> {
-    const { sessions, signal } = this.#parts;
-    return sessions.acquireLease(sessionId, { ttlMs: this.#options.leaseTtlMs, waitMs, signal });
+  /** The session store as `tenantId` sees it (the store itself without a tenant). */
+  sessionsOf(tenantId: string | undefined): SessionStore {
+    if (tenantId === undefined) return this.#parts.sessions;
+    let view = this.#tenantStores.get(tenantId);
+    if (!view) {
+      if (this.#tenantStores.size >= MAX_TENANT_VIEWS) this.#tenantStores.clear();
+      view = tenantSessions(this.#parts.sessions, tenantId);
+      this.#tenantStores.set(tenantId, view);
+    }
+    return view;
   }
+
+  // ── Holding a session ──────────────────────────────────────────────────────
 
   /**
    * Runs `body` while holding the session: the lease is renewed (a lost
@@ -224,12 +243,15 @@ export class TurnEngine {
    * send once the store is back, rather than making the client wait twice.
    */
   *#holding<T>(
+    sessions: SessionStore,
     sessionId: string,
     waitMs: number,
     control: TurnControl,
     body: (lease: SessionLease) => Steps<T>,
   ): Steps<T> {
-    const lease = yield* settled(this.#acquire(sessionId, waitMs));
+    const { signal } = this.#parts;
+    const leaseTtlMs = this.#options.leaseTtlMs;
+    const lease = yield* settled(sessions.acquireLease(sessionId, { ttlMs: leaseTtlMs, waitMs, signal }));
     this.#renewer.add(lease, control);
     let storeDown = false;
     try {
@@ -252,11 +274,14 @@ export class TurnEngine {
   // ── A new message ──────────────────────────────────────────────────────────
 
   *#chat(request: TurnRequest, context: RequestContext, control: TurnControl): Steps<TurnResult> {
-    const { sessionId } = request;
+    const { sessionId, tenantId } = request;
+    const sessions = this.sessionsOf(tenantId);
     const policy: ConcurrencyPolicy = request.concurrency ?? this.#options.concurrency;
-    if (policy === 'interrupt') yield* this.#stopRunning(sessionId, undefined, 'superseded by a new message');
+    if (policy === 'interrupt') {
+      yield* this.#stopRunning(sessions, sessionId, tenantId, undefined, 'superseded by a new message');
+    }
     const waitMs = policy === 'reject' ? 0 : this.#options.sessionWaitMs;
-    return yield* this.#holding(sessionId, waitMs, control, (lease) =>
+    return yield* this.#holding(sessions, sessionId, waitMs, control, (lease) =>
       this.#chatLeased(request, context, control, lease, policy),
     );
   }
@@ -268,8 +293,8 @@ export class TurnEngine {
     lease: SessionLease,
     policy: ConcurrencyPolicy,
   ): Steps<TurnResult> {
-    const { sessions } = this.#parts;
     const { sessionId, userId, tenantId } = request;
+    const sessions = this.sessionsOf(tenantId);
     const startedAt = isoNow();
     const userMessage: UserMessage = {
       id: createId('msg'),
@@ -290,7 +315,7 @@ export class TurnEngine {
         status: 'running',
         userText: request.message,
       },
-      { lease, control, requestContext, emit: request.onEvent },
+      { lease, control, requestContext, emit: request.onEvent, sessions, keyName: request.keyName },
     );
     // In the same tick as the turn's first store call: with Redis, one round trip carries both.
     this.#memoryRenewal?.renew(memoryNamespace('session', { sessionId, userId, tenantId }));
@@ -317,6 +342,9 @@ export class TurnEngine {
         turn.messages = messages;
         turn.turnStart = messages.length - 1;
         control.turnId = turn.turnId;
+        // A session's first turn with a user: remember the session under the user, so the user's data can be deleted.
+        if (userId !== undefined && messages.length === 1)
+          yield* this.#indexSession(sessionId, userId, tenantId);
         request.onEvent?.({
           type: 'turn-start',
           sessionId,
@@ -395,6 +423,19 @@ export class TurnEngine {
     }
   }
 
+  /** Adds a new session to its user's list (`userSessions`), which lives as long as an idle session. */
+  *#indexSession(sessionId: string, userId: string, tenantId: string | undefined): Steps<void> {
+    const ttlSeconds = this.#options.sessionIdleTtlSeconds;
+    const add = (ids: string[]) => [...ids.slice(-(MAX_INDEXED_SESSIONS - 1)), sessionId];
+    try {
+      yield this.#parts.memory.update(userSessionsNamespace(userId, tenantId), 'ids', add, [], {
+        ttlSeconds,
+      });
+    } catch {
+      // The turn goes on: deleting the user's data then misses this session, which expires with its idle time.
+    }
+  }
+
   /** Rebuilds a stored turn from the session's messages, to continue or close it. */
   *#load(
     record: TurnRecord,
@@ -403,13 +444,15 @@ export class TurnEngine {
     control: TurnControl,
     emit: ((event: TurnEvent) => void) | undefined,
   ): Steps<TurnState> {
-    const { sessionId } = requestContext;
-    const history = yield* settled(this.#parts.sessions.read(sessionId));
+    const { sessionId, tenantId } = requestContext;
+    const sessions = this.sessionsOf(tenantId);
+    const history = yield* settled(sessions.read(sessionId));
     const turn = TurnState.fromRecord(sessionId, record, history, this.#options.historyWindow, {
       lease,
       control,
       requestContext,
       emit,
+      sessions,
     });
     if (!turn) {
       throw new CorruptRecordError({
@@ -440,7 +483,7 @@ export class TurnEngine {
     requestContext: RequestContext,
     control: TurnControl,
   ): Steps<TurnResult> {
-    const { sessions } = this.#parts;
+    const sessions = this.sessionsOf(requestContext.tenantId);
     const last = yield* settled(sessions.lastTurn(sessionId));
     let record = last?.turnId === turnId ? last : undefined;
     if (!record) {
@@ -456,6 +499,7 @@ export class TurnEngine {
         control,
         requestContext,
         emit: undefined,
+        sessions,
       });
       if (!turn) throw new NotFoundError({ resource: 'Turn', id: turnId });
       turn.recoveries = (turn.recoveries ?? 0) + 1;
@@ -472,8 +516,13 @@ export class TurnEngine {
     requestContext: RequestContext,
     control: TurnControl,
   ): Steps<TurnResult> {
-    return yield* this.#holding(resolution.sessionId, this.#options.sessionWaitMs, control, (lease) =>
-      this.#resolveLeased(resolution, requestContext, control, lease),
+    const sessions = this.sessionsOf(resolution.tenantId);
+    return yield* this.#holding(
+      sessions,
+      resolution.sessionId,
+      this.#options.sessionWaitMs,
+      control,
+      (lease) => this.#resolveLeased(resolution, requestContext, control, lease),
     );
   }
 
@@ -483,7 +532,7 @@ export class TurnEngine {
     control: TurnControl,
     lease: SessionLease,
   ): Steps<TurnResult> {
-    const { sessions } = this.#parts;
+    const sessions = this.sessionsOf(resolution.tenantId);
     const { sessionId, approvalId, decision, comment, userId } = resolution;
     const record = yield* settled(sessions.lastTurn(sessionId));
     const approval = record?.approvals?.find((candidate) => candidate.id === approvalId);
@@ -550,27 +599,33 @@ export class TurnEngine {
   // ── Cancelling ─────────────────────────────────────────────────────────────
 
   /** Stops the session's running turn wherever it runs: here at once, elsewhere through the store. */
-  *#stopRunning(sessionId: string, turnId: string | undefined, why: string): Steps<void> {
-    const { sessions } = this.#parts;
-    this.#renewer.stop(sessionId, turnId, (id) => interruption(id, why));
+  *#stopRunning(
+    sessions: SessionStore,
+    sessionId: string,
+    tenantId: string | undefined,
+    turnId: string | undefined,
+    why: string,
+  ): Steps<void> {
+    this.#renewer.stop(sessionStoreId(sessionId, tenantId), turnId, (id) => interruption(id, why));
     if (sessions.publishCancel) yield* settled(sessions.publishCancel(sessionId, turnId));
   }
 
   *#cancel(request: CancelRequest, requestContext: RequestContext, control: TurnControl): Steps<TurnResult> {
-    const { sessionId, turnId } = request;
-    yield* this.#stopRunning(sessionId, turnId, 'cancelled');
-    return yield* this.#holding(sessionId, this.#options.sessionWaitMs, control, (lease) =>
+    const { sessionId, turnId, tenantId } = request;
+    const sessions = this.sessionsOf(tenantId);
+    yield* this.#stopRunning(sessions, sessionId, tenantId, turnId, 'cancelled');
+    return yield* this.#holding(sessions, sessionId, this.#options.sessionWaitMs, control, (lease) =>
       this.#cancelLeased(request, requestContext, control, lease),
     );
   }
 
   *#cancelLeased(
-    { sessionId, turnId }: CancelRequest,
+    { sessionId, turnId, tenantId }: CancelRequest,
     requestContext: RequestContext,
     control: TurnControl,
     lease: SessionLease,
   ): Steps<TurnResult> {
-    const { sessions } = this.#parts;
+    const sessions = this.sessionsOf(tenantId);
     const last = yield* settled(sessions.lastTurn(sessionId));
     if (last?.turnId !== turnId) {
       const turns = yield* settled(sessions.listTurns(sessionId));

@@ -18,6 +18,8 @@ import {
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
 import type { AgentResume } from '../agents/agent-pause.js';
+import type { Logger } from '../logging/logger.js';
+import { failedTurn, logTurnFailure } from '../logging/turn-failure.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { SessionStore } from '../stores/session-store.js';
 import {
@@ -36,7 +38,7 @@ import {
   type TurnStatus,
   transition,
 } from '../turns/turn-record.js';
-import { isPausedCall, type PausedCall, runAgentCall } from './agent-runner.js';
+import { isPausedCall, orchestratorReply, type PausedCall, runAgentCall } from './agent-runner.js';
 import { type ApprovalGate, refusalMessage, verdictFor, withdraw } from './approvals.js';
 import { errorCode, toRouteStep } from './route-step.js';
 import { type Steps, settled } from './steps.js';
@@ -64,6 +66,8 @@ export interface LoopParts {
   sessions: SessionStore;
   gate: ApprovalGate;
   options: Required<Omit<TurnOptions, 'approvalPolicy'>>;
+  /** Where a failed turn's error and detail go (clients get only a safe message). */
+  logger?: Logger;
 }
 
 /**
@@ -93,7 +97,7 @@ export class TurnLoop {
       if (!closing) return;
     }
     turn.wrote = true;
-    const written = this.#parts.sessions.append(turn.sessionId, messages, { turn: turn.snapshot(), lease });
+    const written = turn.runtime.sessions.append(turn.sessionId, messages, { turn: turn.snapshot(), lease });
     // What the orchestrator sees next is the history as stored (a fan-out's replies in the order they came).
     for (const message of messages) if (message.role !== 'assistant') turn.messages.push(message);
     return written as void | Promise<void>;
@@ -116,6 +120,8 @@ export class TurnLoop {
       links: turn.traces,
       resumed,
       attributes,
+      tenantId: requestContext.tenantId,
+      keyName: turn.runtime.keyName,
     });
     turn.span = span;
     turn.turnContext = withSpan(otelContext.active(), span);
@@ -193,6 +199,9 @@ export class TurnLoop {
     if (outcome.error) {
       const message = this.#parts.options.exposeErrorDetails ? outcome.error.message : outcome.reply;
       turn.error = { code: errorCode(outcome.error), message };
+      if (outcome.status === 'failed') {
+        logTurnFailure(this.#parts.logger, outcome.error, failedTurn(turn, this.#parts.orchestrator.name));
+      }
     }
     const answer: AssistantMessage = {
       id: createId('msg'),
@@ -461,7 +470,8 @@ export class TurnLoop {
     outcome: ToolMessage | PausedCall,
   ): ToolMessage | undefined {
     if (!isPausedCall(outcome)) {
-      step.results[index] = outcome;
+      // The orchestrator's copy of a failure carries the error's own text; the stored reply does not.
+      step.results[index] = orchestratorReply(outcome);
       const usage = outcome.metadata && usageOf(outcome);
       if (usage) countUsage(turn, usage);
       return outcome;
@@ -546,6 +556,7 @@ export class TurnLoop {
       timeoutMs: agent.timeoutMs ?? this.#parts.options.agentTimeoutMs,
       control: turn.runtime.control,
       emit: turn.runtime.emit,
+      exposeErrorDetails: this.#parts.options.exposeErrorDetails,
     });
   }
 }

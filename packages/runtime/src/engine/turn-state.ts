@@ -8,7 +8,7 @@ import type {
   ToolCall,
   ToolMessage,
 } from '@switchboard/core';
-import type { SessionLease } from '../stores/session-store.js';
+import type { SessionLease, SessionStore } from '../stores/session-store.js';
 import type {
   ApprovalRecord,
   RouteStep,
@@ -56,6 +56,10 @@ class DecisionNotes implements StepRecorder {
 
 /** Who and what a turn needs while it runs in this process. */
 export interface TurnRuntime {
+  /** The session store as the turn's tenant sees it. */
+  sessions: SessionStore;
+  /** The name of the API key the request came with, for traces. */
+  keyName?: string;
   lease: SessionLease;
   control: TurnControl;
   requestContext: RequestContext;

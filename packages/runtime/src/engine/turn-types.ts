@@ -32,9 +32,11 @@ export interface TurnOptions {
   /** What the user sees when a turn fails without a `userMessage` of its own. */
   failureMessage?: string;
   /**
-   * Show error messages in routing steps and turn records (`GET /v1/sessions/:id`,
-   * the chat response, SSE). Off by default: error text may carry internals;
-   * the codes are always shown and the full errors are always on the trace.
+   * Show error messages in routing steps, turn records and failed agents'
+   * replies (`GET /v1/sessions/:id`, the chat response, SSE). Off by default:
+   * error text may carry internals; the codes are always shown, the full
+   * errors are always on the trace, and the orchestrator gets a failed agent's
+   * error text in process (`metadata.errorDetail` on `lastResults`).
    */
   exposeErrorDetails?: boolean;
   /** Session memory expires after this many seconds without a turn of its session (default one day). */
@@ -75,7 +77,10 @@ export interface TurnRequest {
   sessionId: string;
   message: string;
   userId?: string;
+  /** The tenant the session belongs to: another tenant never sees it. */
   tenantId?: string;
+  /** The name of the API key the request came with (traced; never the key). */
+  keyName?: string;
   requestId?: string;
   metadata?: Record<string, unknown>;
   /** Receives every event of the turn as it happens. */
@@ -99,6 +104,7 @@ export interface ApprovalResolution {
   /** Who decided (stored on the approval and traced). */
   userId?: string;
   tenantId?: string;
+  keyName?: string;
   requestId?: string;
   /** Receives the events of the turn's continuation. */
   onEvent?: (event: TurnEvent) => void;
@@ -110,6 +116,7 @@ export interface CancelRequest {
   turnId: string;
   userId?: string;
   tenantId?: string;
+  keyName?: string;
   requestId?: string;
 }
 

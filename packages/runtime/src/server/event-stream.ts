@@ -3,6 +3,8 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { TurnEvent } from '../engine/events.js';
 import type { TurnResult } from '../engine/turn-engine.js';
+import { logTurnFailure } from '../logging/turn-failure.js';
+import { holdRequestLog, type RequestFacts, requestIdOf, requestLoggerOf } from './request-log.js';
 
 /**
  * Runs a turn and answers with its events as Server-Sent Events. The
@@ -29,6 +31,24 @@ export async function streamTurn(
   // A turn that throws at once fails before the stream starts, as one rejecting before its first event does.
   const done = Promise.resolve(run(onEvent));
   await Promise.race([startedPromise, done]);
+  // The request's line waits for the turn's end, to carry its trace id and whole duration.
+  const release = holdRequestLog(c);
+  const facts = (): RequestFacts => ({
+    sessionId: last?.sessionId,
+    traceId: last?.type === 'turn-end' ? last.traceId : undefined,
+  });
+  done.then(
+    () => release(facts()),
+    (error: unknown) => {
+      // Once the stream started, a turn that throws reaches no error handler: its detail is logged here.
+      logTurnFailure(requestLoggerOf(c), error, {
+        sessionId: last?.sessionId,
+        turnId: last?.turnId,
+        requestId: requestIdOf(c),
+      });
+      release(facts());
+    },
+  );
 
   return streamSSE(c, async (stream) => {
     let finished = false;

@@ -60,13 +60,14 @@ function extraFields(error: SwitchboardError): Record<string, unknown> | undefin
 export function handleError(
   error: unknown,
   c: Context,
-  log: (error: unknown) => void,
+  log: (error: unknown, c?: Context) => void,
   exposeDetails = false,
 ) {
   if (SwitchboardError.isInstance(error)) {
     const known = error as SwitchboardError;
     const status = STATUS_BY_CODE[known.code] ?? (known.kind === 'user' ? 400 : 500);
-    if (status >= 500 && status !== 503) log(error);
+    // A store outage is logged too (its detail names the store, which clients never see); a shutdown is not.
+    if (status >= 500 && known.code !== 'shutting_down') log(error, c);
     const issues = ValidationError.isInstance(error) ? (error as ValidationError).issues : undefined;
     let message = status === 500 ? 'Internal server error' : known.message;
     if (known.code === 'store_unavailable' && !exposeDetails) {
@@ -84,7 +85,7 @@ export function handleError(
       error.message || 'Request failed',
     );
   }
-  log(error);
+  log(error, c);
   return errorResponse(c, 500, 'internal_error', 'Internal server error');
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { openAiPaths } from './openai-openapi.js';
 import {
   AgentsResponseSchema,
   ApprovalRequestSchema,
@@ -126,6 +127,7 @@ export function buildOpenApiDocument({ title, chatRequest }: { title: string; ch
           responses: { '200': { description: 'Ready' }, ...errors(503) },
         },
       },
+      ...openAiPaths(),
     },
   };
 }

@@ -1,26 +1,36 @@
-import { type AgentMeta, createId, createSecretId, NotFoundError, ValidationError } from '@switchboard/core';
+import { type AgentMeta, createSecretId, NotFoundError, ValidationError } from '@switchboard/core';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { expireOverdue } from '../engine/approvals.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-engine.js';
+import type { Logger } from '../logging/logger.js';
 import { isPromiseLike } from '../promise-like.js';
+import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { SessionStore } from '../stores/session-store.js';
 import { isFinished, pendingApprovals, publicApproval, publicTurn } from '../turns/turn-record.js';
+import { accessControl, principalOf, type RateLimitOptions } from './access.js';
+import type { AuthOptions } from './auth.js';
+import { type CorsOptions, corsMiddleware } from './cors.js';
 import { streamTurn } from './event-stream.js';
 import { errorResponse, handleError, parseJsonBody, parseOrThrow } from './http-errors.js';
+import { mountOpenAiRoutes } from './openai-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { noteRequest, requestIdOf, requestLog } from './request-log.js';
 import {
   ApprovalRequestSchema,
   chatRequestSchema,
   IdempotencyKeySchema,
   SessionIdSchema,
   TurnIdSchema,
+  UserIdSchema,
 } from './schemas.js';
 
 /** What the HTTP layer needs from the App. */
 export interface ServerBackend {
   name: string;
+  /** The orchestrator's name: the model of the OpenAI-compatible routes (default: `name`). */
+  orchestratorName?: string;
   agents: readonly AgentMeta[];
   sessions: SessionStore;
   /** Runs a turn: its result at once when no step had to wait. */
@@ -30,13 +40,26 @@ export interface ServerBackend {
   /** Stops a running or paused turn. */
   cancelTurn(request: CancelRequest): Promise<TurnResult>;
   /** Derives the session id of a first message sent with an `Idempotency-Key` and no session id. */
-  sessionIdForKey(idempotencyKey: string): string;
-  deleteSession(sessionId: string): Promise<boolean>;
+  sessionIdForKey(idempotencyKey: string, tenantId?: string): string;
+  /** The session store as a tenant sees it (the store itself without one). */
+  sessionsOf(tenantId: string | undefined): SessionStore;
+  deleteSession(sessionId: string, tenantId?: string): Promise<boolean>;
+  /** Deletes a user's sessions and memory (within a tenant). */
+  deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }>;
+  /** With auth: who may call, and how often. */
+  auth?: AuthOptions;
+  rateLimit?: RateLimitOptions;
+  rateLimiter: RateLimiter;
   /** Throws when the app cannot serve (a store is down, the app is closing). */
   checkReady(): Promise<void>;
   /** True once `close()` was called: new turns are refused. */
   isClosing(): boolean;
-  log(error: unknown): void;
+  /** Logs an unexpected error, with the request it happened in. */
+  log(error: unknown, c?: Context): void;
+  /** Where the request lines go. */
+  logger: Logger;
+  /** Cross-origin access for browsers (off without it). */
+  cors?: CorsOptions;
 }
 
 /** HTTP limits. */
@@ -62,6 +85,10 @@ export function createRoutes(
   const app = new Hono();
 
   app.onError((error, c) => handleError(error, c, backend.log, exposeErrorDetails));
+  // First, so that every answer is logged and carries x-request-id; CORS before auth, as preflights carry no key.
+  app.use('*', requestLog(backend.logger));
+  if (backend.cors) app.use('*', corsMiddleware(backend.cors));
+  if (backend.auth) app.use('*', accessControl(backend.auth, backend));
   app.notFound((c) => errorResponse(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path}`));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -87,6 +114,21 @@ export function createRoutes(
   });
   const wantsStream = (c: Context, stream: boolean | undefined) =>
     stream ?? (c.req.header('accept') ?? '').includes('text/event-stream');
+  /** Who the request acts for: the tenant and key from auth, the user (the key's own, or as sent). */
+  const callerOf = (c: Context, userId?: string) => {
+    const principal = principalOf(c);
+    const caller: { tenantId?: string; keyName?: string; userId?: string; requestId: string } = {
+      requestId: requestIdOf(c),
+    };
+    if (principal) {
+      caller.tenantId = principal.tenantId;
+      if (principal.keyName !== undefined) caller.keyName = principal.keyName;
+    }
+    // A key that names its user acts as that user, whatever the body says; user memory is per tenant either way.
+    const user = principal?.userId ?? userId;
+    if (user !== undefined) caller.userId = user;
+    return caller;
+  };
   const chat = async (c: Context): Promise<Response> => {
     if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
     const body = parseOrThrow(ChatRequest, parseJsonBody(await c.req.text()), 'chat request');
@@ -95,19 +137,21 @@ export function createRoutes(
       keyHeader === undefined
         ? undefined
         : parseOrThrow(IdempotencyKeySchema, keyHeader, 'Idempotency-Key header');
+    const caller = callerOf(c, body.userId);
     const request: TurnRequest = {
       sessionId:
-        body.sessionId ?? (idempotencyKey ? backend.sessionIdForKey(idempotencyKey) : createSecretId('ses')),
+        body.sessionId ??
+        (idempotencyKey ? backend.sessionIdForKey(idempotencyKey, caller.tenantId) : createSecretId('ses')),
       message: body.message,
-      userId: body.userId,
       metadata: body.metadata,
-      requestId: c.req.header('x-request-id') ?? createId('req'),
+      ...caller,
     };
     if (idempotencyKey) request.idempotencyKey = idempotencyKey;
     if (body.concurrency) request.concurrency = body.concurrency;
+    noteRequest(c, { sessionId: request.sessionId });
     if (!wantsStream(c, body.stream)) {
       const result = backend.chat(request);
-      return c.json(isPromiseLike(result) ? await result : result);
+      return c.json(noteRequest(c, isPromiseLike(result) ? await result : result));
     }
     return streamTurn(c, (onEvent: (event: TurnEvent) => void) => backend.chat({ ...request, onEvent }));
   };
@@ -120,17 +164,26 @@ export function createRoutes(
       sessionId,
       approvalId,
       decision: body.decision,
-      requestId: c.req.header('x-request-id') ?? createId('req'),
+      ...callerOf(c, body.userId),
     };
     if (body.comment !== undefined) resolution.comment = body.comment;
-    if (body.userId !== undefined) resolution.userId = body.userId;
-    if (!wantsStream(c, body.stream)) return c.json(await backend.resolveApproval(resolution));
+    if (!wantsStream(c, body.stream))
+      return c.json(noteRequest(c, await backend.resolveApproval(resolution)));
     return streamTurn(c, (onEvent) => backend.resolveApproval({ ...resolution, onEvent }));
   };
-  // One handler, not a middleware chain: Hono runs a route with a single handler without composing.
+  // The body limit wraps the handler itself rather than being a route middleware of its own.
   const limited =
-    (handler: (c: Context) => Promise<Response>) =>
+    (handler: (c: Context) => Promise<Response>, { json = true }: { json?: boolean } = {}) =>
     async (c: Context): Promise<Response> => {
+      const type = c.req.header('content-type');
+      if (json && type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
+        return errorResponse(
+          c,
+          415,
+          'unsupported_media_type',
+          `Send a JSON body (Content-Type: application/json), not ${type.split(';')[0]}`,
+        );
+      }
       const declared = c.req.header('content-length');
       if (declared === undefined) {
         // No declared length (a chunked body): Hono's streaming limiter counts the bytes as they arrive.
@@ -152,22 +205,15 @@ export function createRoutes(
     const turnId = parseOrThrow(TurnIdSchema, c.req.param('turnId'), 'turn id');
     // Read whatever came (chunked bodies declare no length): a body means the client meant something else.
     if ((await c.req.text()).length > 0) throw new ValidationError({ message: 'A cancel takes no body' });
-    return c.json(
-      await backend.cancelTurn({
-        sessionId,
-        turnId,
-        requestId: c.req.header('x-request-id') ?? createId('req'),
-      }),
-    );
+    return c.json(noteRequest(c, await backend.cancelTurn({ sessionId, turnId, ...callerOf(c) })));
   };
-  app.post('/v1/sessions/:id/turns/:turnId/cancel', limited(cancel));
+  app.post('/v1/sessions/:id/turns/:turnId/cancel', limited(cancel, { json: false }));
 
   app.get('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
-    const [messages, turns] = await Promise.all([
-      backend.sessions.read(sessionId),
-      backend.sessions.listTurns(sessionId),
-    ]);
+    // Another tenant's session is not there at all for this caller: 404, not 403.
+    const sessions = backend.sessionsOf(principalOf(c)?.tenantId);
+    const [messages, turns] = await Promise.all([sessions.read(sessionId), sessions.listTurns(sessionId)]);
     if (messages.length === 0) throw new NotFoundError({ resource: 'Session', id: sessionId });
     const last = turns[turns.length - 1];
     // An approval past its expiry is shown as expired, though the turn records it only when it next moves.
@@ -184,10 +230,47 @@ export function createRoutes(
 
   app.delete('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
-    if (!(await backend.deleteSession(sessionId)))
+    if (!(await backend.deleteSession(sessionId, principalOf(c)?.tenantId)))
       throw new NotFoundError({ resource: 'Session', id: sessionId });
     return c.body(null, 204);
   });
 
+  mountOpenAiRoutes(app, backend, { limited, maxMessageLength, exposeErrorDetails, callerOf });
+
+  app.delete('/v1/users/:userId', async (c) => {
+    const userId = parseOrThrow(UserIdSchema, c.req.param('userId'), 'user id');
+    const principal = principalOf(c);
+    // A key bound to one user may remove that user's data only; any other user is not there for it.
+    if (principal?.userId !== undefined && principal.userId !== userId) {
+      throw new NotFoundError({ resource: 'User', id: userId });
+    }
+    return c.json(await backend.deleteUser(userId, principal?.tenantId));
+  });
+
+  // Last: only methods no route above answered reach these.
+  refuseOtherMethods(app, {
+    '/v1/chat': ['POST'],
+    '/v1/chat/completions': ['POST'],
+    '/v1/models': ['GET'],
+    '/v1/sessions/:id': ['GET', 'DELETE'],
+    '/v1/sessions/:id/approvals/:approvalId': ['POST'],
+    '/v1/sessions/:id/turns/:turnId/cancel': ['POST'],
+    '/v1/agents': ['GET'],
+    '/v1/users/:userId': ['DELETE'],
+    '/healthz': ['GET'],
+    '/readyz': ['GET'],
+    '/openapi.json': ['GET'],
+  });
   return app;
+}
+
+/** The methods each route answers; any other gets 405 with `Allow` (registered after every route). */
+export function refuseOtherMethods(app: Hono, routes: Readonly<Record<string, readonly string[]>>): void {
+  for (const [path, methods] of Object.entries(routes)) {
+    const allow = methods.join(', ');
+    app.all(path, (c) => {
+      c.header('Allow', allow);
+      return errorResponse(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use ${allow}`);
+    });
+  }
 }

@@ -16,6 +16,38 @@ export const SessionIdSchema = z
   .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'sessionId must be 1-128 characters: letters, digits, _ - . :')
   .refine((id) => id !== '.' && id !== '..', 'sessionId must not be . or .. (no URL can address it)');
 
+/** How deep `POST /v1/chat` metadata may nest: 8 levels of objects and arrays, the metadata object included. */
+export const MAX_METADATA_DEPTH = 8;
+/** The largest `POST /v1/chat` metadata, as JSON: 16 KiB. */
+export const MAX_METADATA_BYTES = 16 * 1024;
+
+/** True when `value` nests objects and arrays at most `maxDepth` levels; never walks deeper (no recursion). */
+function nestsAtMost(value: unknown, maxDepth: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [current, depth] = item;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > maxDepth) return false;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return true;
+}
+
+/**
+ * Metadata is stored with the message and walked by stores and tracing:
+ * bounded in depth (checked first, so that nothing deeper is walked) and size.
+ */
+const MetadataSchema = z.record(z.string(), z.unknown()).superRefine((metadata, context) => {
+  if (!nestsAtMost(metadata, MAX_METADATA_DEPTH)) {
+    context.addIssue({ code: 'custom', message: `metadata must nest at most ${MAX_METADATA_DEPTH} levels` });
+  } else if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
+    context.addIssue({
+      code: 'custom',
+      message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
+    });
+  }
+});
+
 /** Builds the `POST /v1/chat` body schema for a maximum message length (once, at start-up). */
 export function chatRequestSchema(maxMessageLength: number) {
   return z.strictObject({
@@ -25,13 +57,24 @@ export function chatRequestSchema(maxMessageLength: number) {
       .max(maxMessageLength, `message must be at most ${maxMessageLength} characters`),
     sessionId: SessionIdSchema.optional(),
     userId: z.string().min(1).max(256).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    /** At most {@link MAX_METADATA_DEPTH} levels deep and {@link MAX_METADATA_BYTES} bytes as JSON. */
+    metadata: MetadataSchema.optional(),
     /** Same as sending `Accept: text/event-stream`. */
     stream: z.boolean().optional(),
     /** What to do when the session is busy with another turn (default: the app's `concurrency`). */
     concurrency: z.enum(['wait', 'reject', 'interrupt']).optional(),
   });
 }
+
+/** A user id in a path: 1–256 characters, no control characters. */
+export const UserIdSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine(
+    (id) => ![...id].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f),
+    'userId must not contain control characters',
+  );
 
 /** Turn and approval ids in a path: 1–128 letters, digits, `_`, `-`, `.` or `:`. */
 export const TurnIdSchema = z

@@ -15,6 +15,13 @@ import type {
 export interface InMemorySessionStoreOptions {
   /** A session with no write for this long is forgotten (default 86 400, one day). */
   idleTtlSeconds?: number;
+  /**
+   * The most sessions kept (default 10 000): past it the least recently
+   * written session is forgotten, so that a public demo server cannot be
+   * filled. A session whose lease is held or whose turn is unfinished (running
+   * or awaiting approval) is never forgotten this way.
+   */
+  maxSessions?: number;
 }
 
 interface SessionData {
@@ -30,8 +37,9 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * The embedded {@link SessionStore}: sessions live in this process's memory
- * and are forgotten after `idleTtlSeconds` without a write (never while a
- * turn holds the session or waits for an approval), or on restart.
+ * and are forgotten after `idleTtlSeconds` without a write, when more than
+ * `maxSessions` are kept (the least recently written first), never while a
+ * turn holds the session or waits for an approval; and on restart.
  *
  * It answers every call at once, without a promise. Appends are O(1), reads
  * copy only the requested tail, and the lease is a fair (first come, first
@@ -52,16 +60,25 @@ export class InMemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, SessionData>();
   readonly #leases = new InMemoryLeases();
   readonly #idleTtlMs: number;
+  readonly #maxSessions: number;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
+  /** The session of the last write (already last in {@link #sessions}): a turn's writes move nothing. */
+  #lastWritten: string | undefined;
 
-  constructor({ idleTtlSeconds = 86_400 }: InMemorySessionStoreOptions = {}) {
+  constructor({ idleTtlSeconds = 86_400, maxSessions = 10_000 }: InMemorySessionStoreOptions = {}) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
       throw new ConfigurationError({
         message: `idleTtlSeconds must be a positive number of seconds, got ${idleTtlSeconds}`,
       });
     }
+    if (!Number.isSafeInteger(maxSessions) || maxSessions <= 0) {
+      throw new ConfigurationError({
+        message: `maxSessions must be a positive whole number, got ${maxSessions}`,
+      });
+    }
     this.#idleTtlMs = idleTtlSeconds * 1000;
+    this.#maxSessions = maxSessions;
     this.#sweepTimer = setInterval(() => this.#sweep(), Math.min(this.#idleTtlMs, MAX_SWEEP_INTERVAL_MS));
     this.#sweepTimer.unref();
   }
@@ -170,7 +187,13 @@ export class InMemorySessionStore implements SessionStore {
     if (!session) {
       session = { messages: [], turns: [], expiresAt: 0 };
       this.#sessions.set(sessionId, session);
+      if (this.#sessions.size > this.#maxSessions) this.#evict(sessionId);
+    } else if (this.#lastWritten !== sessionId) {
+      // The map's order is the order of last writes: the first entry is the least recently written.
+      this.#sessions.delete(sessionId);
+      this.#sessions.set(sessionId, session);
     }
+    this.#lastWritten = sessionId;
     for (const message of messages) session.messages.push(freezeMessage(message));
     // The record is kept as given (the engine hands over a fresh one per write) and copied on read.
     if (turn) {
@@ -198,6 +221,23 @@ export class InMemorySessionStore implements SessionStore {
     if (limit !== undefined && limit <= 0) return [];
     const start = limit === undefined ? 0 : Math.max(0, messages.length - limit);
     return messages.slice(start);
+  }
+
+  /**
+   * Forgets the least recently written sessions until at most `maxSessions`
+   * are kept, skipping `current` (being written), sessions whose lease is held
+   * and sessions whose last turn has not finished.
+   */
+  #evict(current: string): void {
+    let excess = this.#sessions.size - this.#maxSessions;
+    for (const [sessionId, session] of this.#sessions) {
+      if (excess <= 0) return;
+      const last = session.turns[session.turns.length - 1];
+      if (sessionId === current || this.#leases.isHeld(sessionId) || (last && !isFinished(last.status)))
+        continue;
+      this.#sessions.delete(sessionId);
+      excess -= 1;
+    }
   }
 
   #sweep(): void {

@@ -7,6 +7,7 @@ export { InMemoryMemoryStore, type InMemoryMemoryStoreOptions } from './in-memor
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './in-memory-session-store.js';
 export { type BindMemoryOptions, bindMemory, type MemoryOwner, memoryNamespace } from './memory-binding.js';
 export { canTouch, type MemoryStore, type MemoryWriteOptions } from './memory-store.js';
+export { InMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 export {
   type AppendOptions,
   type ApprovalRecord,

@@ -38,6 +38,14 @@ export function memoryNamespace(scope: MemoryScope, { sessionId, userId, tenantI
   }
 }
 
+/**
+ * Where the ids of a user's sessions are kept (by the engine, for deleting
+ * the user's data): beside the user's memory, not in it.
+ */
+export function userSessionsNamespace(userId: string, tenantId?: string): string {
+  return `${tenantId ? `tenant:${tenantId}:` : ''}user-sessions:${userId}`;
+}
+
 /** Options of {@link bindMemory}. */
 export interface BindMemoryOptions {
   /**

@@ -26,6 +26,8 @@ export const SpanAttribute = {
   turnId: 'switchboard.turn.id',
   turnStatus: 'switchboard.turn.status',
   turnResumed: 'switchboard.turn.resumed',
+  tenantId: 'switchboard.tenant.id',
+  keyName: 'switchboard.auth.key_name',
   turnPreviousTraces: 'switchboard.turn.previous_traces',
   orchestrator: 'switchboard.orchestrator',
   hop: 'switchboard.hop',

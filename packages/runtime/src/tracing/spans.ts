@@ -46,6 +46,10 @@ export interface TurnSpanInfo {
   resumed?: 'approval' | 'recovery' | 'cancel';
   /** More attributes for the part's span (e.g. how its approvals were resolved). */
   attributes?: Readonly<Record<string, string>>;
+  /** The tenant of the session, with auth on. */
+  tenantId?: string;
+  /** The name of the API key the request came with (never the key). */
+  keyName?: string;
 }
 
 /**
@@ -82,6 +86,8 @@ export function startTurnSpan(info: TurnSpanInfo): Span {
     span.setAttribute(SpanAttribute.observationInput, input);
     span.setAttribute(SpanAttribute.traceInput, input);
     if (info.resumed) span.setAttribute(SpanAttribute.turnResumed, info.resumed);
+    if (info.tenantId !== undefined) span.setAttribute(SpanAttribute.tenantId, info.tenantId);
+    if (info.keyName !== undefined) span.setAttribute(SpanAttribute.keyName, info.keyName);
     if (info.links?.length)
       span.setAttribute(
         SpanAttribute.turnPreviousTraces,

@@ -76,14 +76,14 @@ describe('default agent timeout', () => {
       role: 'tool',
       name: 'stuck',
       status: 'error',
-      content: "Agent 'stuck' failed: timed out after 60000 ms",
+      content: "Agent 'stuck' timed out after 60000 ms (agent_timeout)",
       metadata: { errorCode: 'agent_timeout' },
     });
 
     // The user gets a clear answer saying which agent failed and why (the orchestrator's relay of it).
     expect(done).toMatchObject({
       status: 'completed',
-      reply: "Sorry, the stuck agent failed: Agent 'stuck' failed: timed out after 60000 ms",
+      reply: "Sorry, the stuck agent failed: Agent 'stuck' timed out after 60000 ms (agent_timeout)",
     });
     expect(done.steps.map((step) => step.kind)).toEqual(['call', 'answer']);
     // The failed call and the answer are in the session's history, as for any other turn.

@@ -1,5 +1,6 @@
 import {
   currentUserMessage,
+  latestToolResults,
   type MessageItem,
   type Orchestrator,
   type ToolMessage,
@@ -42,6 +43,13 @@ function lastToolMessageSeen(orchestrator: ScriptedOrchestrator): ToolMessage {
   return last as ToolMessage;
 }
 
+/** The reply the orchestrator was handed for its last decision (a failure's copy carries the error's own text). */
+function lastResultSeen(orchestrator: ScriptedOrchestrator): ToolMessage {
+  const [result] = latestToolResults(orchestrator.seen.at(-1)!);
+  expect(result).toBeDefined();
+  return result as ToolMessage;
+}
+
 describe('failures inside a turn', () => {
   let app: App | undefined;
   afterEach(() => app?.close());
@@ -67,14 +75,15 @@ describe('failures inside a turn', () => {
     const result = await chat('weather: forecast for Oslo', 'throwing-agent');
 
     expect(result.status).toBe('completed');
-    expect(result.reply).toBe(
-      "Sorry, the weather agent failed: Agent 'weather' failed: the weather service exploded",
-    );
+    expect(result.reply).toBe("Sorry, the weather agent failed: Agent 'weather' failed (agent_error)");
     expect(lastToolMessageSeen(created.orchestrator)).toMatchObject({
       name: 'weather',
       status: 'error',
-      content: expect.stringContaining('the weather service exploded'),
+      content: "Agent 'weather' failed (agent_error)",
     });
+    expect(lastResultSeen(created.orchestrator).metadata?.errorDetail).toBe(
+      "Agent 'weather' failed: the weather service exploded",
+    );
     const stored = (await history('throwing-agent')).messages.find((message) => message.role === 'tool');
     expect(stored).toMatchObject({ status: 'error', metadata: { errorCode: 'agent_error' } });
 
@@ -258,9 +267,9 @@ describe('failures inside a turn', () => {
     const agentEvents = events.filter((event) => event.type.startsWith('agent-'));
     expect(agentEvents.map((event) => event.type)).toEqual(['agent-start', 'agent-delta', 'agent-end']);
     expect(agentEvents.at(-1)).toMatchObject({ status: 'error', endOfMessage: true });
-    expect(lastToolMessageSeen(created.orchestrator)).toMatchObject({
+    expect(lastResultSeen(created.orchestrator)).toMatchObject({
       status: 'error',
-      content: expect.stringContaining('upstream closed the stream'),
+      metadata: { errorDetail: expect.stringContaining('upstream closed the stream') },
     });
     expect(result.reply).toContain('Sorry, the flaky agent failed');
   });

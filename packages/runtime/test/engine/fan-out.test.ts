@@ -74,8 +74,13 @@ describe('fan-out: an orchestrator returning several calls', () => {
     ]);
     expect(result.reply.split('\n')).toEqual([
       'fine done: do it all',
-      "Sorry, the broken agent failed: Agent 'broken' failed: no route to host",
-      "Sorry, the stuck agent failed: Agent 'stuck' failed: timed out after 50 ms",
+      "Sorry, the broken agent failed: Agent 'broken' failed (agent_error)",
+      "Sorry, the stuck agent failed: Agent 'stuck' timed out after 50 ms (agent_timeout)",
+    ]);
+    expect(results.map((message) => message.metadata?.errorDetail)).toEqual([
+      undefined,
+      "Agent 'broken' failed: no route to host",
+      "Agent 'stuck' failed: timed out after 50 ms",
     ]);
   });
 });

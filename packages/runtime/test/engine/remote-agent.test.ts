@@ -13,13 +13,20 @@ describe('remoteAgent', () => {
       run: (message, { conversation }) =>
         `${message} (turn ${conversation.messages.filter((m) => m.role === 'user').length})`,
     });
-    remoteApp = new App({ name: 'remote', agents: [counter] });
+    remoteApp = new App({ name: 'remote', agents: [counter], logLevel: 'silent' });
     remote = await remoteApp.start(Relay, { port: 0 });
   });
   afterAll(() => remote.close());
 
+  // Error details on: these tests read what the remote agent says went wrong.
   const front = (agent: ReturnType<typeof remoteAgent>) =>
-    new App({ name: 'front', agents: [agent], agentTimeoutMs: 500, logger: () => {} }).mount(Relay);
+    new App({
+      name: 'front',
+      agents: [agent],
+      agentTimeoutMs: 500,
+      exposeErrorDetails: true,
+      logger: () => {},
+    }).mount(Relay);
 
   it("calls another Switchboard server's chat endpoint and keeps one remote session per local session", async () => {
     const app = front(remoteAgent({ name: 'far', description: 'A remote counter', url: remote.url }));
@@ -42,7 +49,7 @@ describe('remoteAgent', () => {
     );
 
     const picky = front(
-      remoteAgent({ name: 'picky', description: 'Rejects', url: `${remote.url}/v1/sessions/x` }),
+      remoteAgent({ name: 'picky', description: 'Rejects', url: `${remote.url}/v1/nowhere` }),
     );
     expect((await picky.chat({ message: 'hi' })).reply).toMatch(
       /^error: Agent 'picky' failed: .* answered 404/,
@@ -57,6 +64,7 @@ describe('remoteAgent', () => {
           run: () => new Promise((r) => setTimeout(() => r('late'), 2_000)),
         }),
       ],
+      logLevel: 'silent',
     }).start(Relay, { port: 0 });
     try {
       const slow = front(remoteAgent({ name: 'slow', description: 'Too slow', url: slowServer.url }));

@@ -69,7 +69,11 @@ describe('App construction', () => {
   });
 
   it("start() with an orchestrator class constructs it with the app's name and agents, and serves", async () => {
-    const app = new App({ name: 'class-app', agents: [echoAgent(), streamingAgent('streamer')] });
+    const app = new App({
+      name: 'class-app',
+      agents: [echoAgent(), streamingAgent('streamer')],
+      logLevel: 'silent',
+    });
     const server = await app.start(RelayOrchestrator, { port: 0 });
     try {
       expect(RelayOrchestrator.constructedWith?.name).toBe('class-app');
@@ -107,7 +111,9 @@ describe('App construction', () => {
   });
 
   it('app.fetch answers a standard Request, so the app can sit inside another server', async () => {
-    const app = new App({ name: 'embedded', agents: [echoAgent()] }).mount(RelayOrchestrator);
+    const app = new App({ name: 'embedded', agents: [echoAgent()], logLevel: 'silent' }).mount(
+      RelayOrchestrator,
+    );
     const response = await app.fetch(new Request('http://localhost/v1/chat', postJson({ message: 'hi' })));
     expect(response.status).toBe(200);
     expect(((await response.json()) as { reply: string }).reply).toBe('echo: hi');

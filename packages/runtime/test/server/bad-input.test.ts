@@ -115,6 +115,70 @@ describe('POST /v1/chat with a bad body (in-process)', () => {
   });
 });
 
+describe('POST /v1/chat metadata limits', () => {
+  const { app, orchestrator } = createApp({ agents: [echoAgent()] });
+  afterAll(() => app.close());
+
+  /** `levels` objects, one inside the other: `{ a: { a: … { a: 1 } } }`. */
+  const nested = (levels: number) => {
+    let value: unknown = 1;
+    for (let level = 0; level < levels; level += 1) value = { a: value };
+    return value as Record<string, unknown>;
+  };
+  /** The same nesting as raw JSON text, for depths too deep to stringify. */
+  const nestedJson = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
+  it.each([
+    [
+      'nested 9 levels deep',
+      JSON.stringify({ message: 'hi', sessionId: 'meta-deep', metadata: nested(9) }),
+      /metadata.*8 levels/,
+    ],
+    [
+      'nested 50 000 levels deep',
+      `{"message":"hi","sessionId":"meta-deep","metadata":${nestedJson(50_000)}}`,
+      /metadata.*8 levels/,
+    ],
+    [
+      'of more than 16 KiB',
+      JSON.stringify({ message: 'hi', sessionId: 'meta-deep', metadata: { note: 'x'.repeat(16 * 1024) } }),
+      /metadata.*16384 bytes/,
+    ],
+    [
+      'with many small entries over 16 KiB',
+      JSON.stringify({
+        message: 'hi',
+        sessionId: 'meta-deep',
+        metadata: Object.fromEntries(Array.from({ length: 3000 }, (_, index) => [`k${index}`, [index]])),
+      }),
+      /metadata.*16384 bytes/,
+    ],
+  ])('rejects metadata %s with a 400 and stores nothing', async (_case, body, problem) => {
+    const response = await app.request('/v1/chat', postJson(body));
+    expect(response.status).toBe(400);
+    const error = await errorOf(response);
+    expect(error.code).toBe('validation_error');
+    expect(error.message).toMatch(problem);
+    expect((await app.request('/v1/sessions/meta-deep')).status).toBe(404);
+    expect(orchestrator.seen).toHaveLength(0);
+  });
+
+  it('accepts metadata 8 levels deep, and arrays count as levels', async () => {
+    const response = await app.request(
+      '/v1/chat',
+      postJson({ message: 'fine', sessionId: 'meta-ok', metadata: { list: [[[[[[{ leaf: true }]]]]]] } }),
+    );
+    expect(response.status).toBe(200);
+    const deep = await app.request('/v1/chat', postJson({ message: 'x', metadata: nested(8) }));
+    expect(deep.status).toBe(200);
+    const tooDeep = await app.request(
+      '/v1/chat',
+      postJson({ message: 'x', metadata: { list: [[[[[[[{ leaf: true }]]]]]]] } }),
+    );
+    expect(tooDeep.status).toBe(400);
+  });
+});
+
 describe('session ids made only of dots', () => {
   const { app: dotted } = createApp({ agents: [echoAgent()] });
   afterAll(() => dotted.close());

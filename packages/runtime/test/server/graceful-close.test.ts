@@ -98,6 +98,6 @@ describe('graceful close', () => {
     expect(performance.now() - startedAt).toBeLessThan(1500);
     // The abandoned turn still ended with an answer rather than hanging forever.
     const result = await inFlight;
-    expect(result.reply).toBe("Sorry, the stuck agent failed: Agent 'stuck' failed: The server shut down");
+    expect(result.reply).toBe("Sorry, the stuck agent failed: Agent 'stuck' failed (agent_error)");
   });
 });

@@ -174,6 +174,8 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/readyz',
       '/v1/agents',
       '/v1/chat',
+      '/v1/chat/completions',
+      '/v1/models',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/approvals/{approvalId}',
       '/v1/sessions/{id}/turns/{turnId}/cancel',
@@ -196,8 +198,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
 
   it.each([
     ['GET', '/v1/nothing-here'],
-    ['GET', '/v1/chat'],
-    ['POST', '/v1/agents'],
+    ['GET', '/v1/nothing/here/either'],
   ])('an unknown route (%s %s) is a 404 JSON error', async (method, path) => {
     await serve({ agents: [echoAgent()] });
     const response = await served.send(path, { method });
@@ -207,4 +208,21 @@ describe.each(transports)('session, agent, health and document routes via $name'
     expect(body.error.code).toBe('not_found');
     expect(body.error.message).toContain(path);
   });
+
+  it.each([
+    ['GET', '/v1/chat', 'POST'],
+    ['PUT', '/v1/chat', 'POST'],
+    ['POST', '/v1/agents', 'GET'],
+    ['PATCH', '/v1/sessions/s1', 'GET, DELETE'],
+  ])(
+    'a known route asked with another method (%s %s) is a 405 JSON error naming what it allows',
+    async (method, path, allow) => {
+      await serve({ agents: [echoAgent()] });
+      const response = await served.send(path, { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe(allow);
+      const body = await json<ErrorBody>(response);
+      expect(body.error.code).toBe('method_not_allowed');
+    },
+  );
 });

@@ -5,7 +5,12 @@ import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.j
 import type { AppendOptions, SessionLease } from '../../src/stores/session-store.js';
 import { createApp, echoAgent } from '../support/app-fixtures.js';
 import { describeMemoryStoreContract } from './memory-store.contract.js';
-import { describeSessionStoreContract, runningTurn } from './session-store.contract.js';
+import {
+  describeSessionStoreContract,
+  runningTurn,
+  turnRecord,
+  userMessage,
+} from './session-store.contract.js';
 
 describeSessionStoreContract(
   'in-memory',
@@ -52,5 +57,51 @@ describe('InMemorySessionStore answers at once', () => {
     // The user message through openTurn; the agent's reply and the answer through append.
     expect(seen).toEqual(['open: hello', 'echo: hello', 'echo: hello']);
     await app.close();
+  });
+});
+
+describe('InMemorySessionStore maxSessions', () => {
+  /** Stores one finished turn in `sessionId`, as a turn without a lease would. */
+  const write = (store: InMemorySessionStore, sessionId: string) => {
+    const asked = userMessage(`hello ${sessionId}`);
+    store.append(sessionId, [asked], { turn: turnRecord(asked.id) });
+  };
+  const kept = (store: InMemorySessionStore, ids: readonly string[]) => ids.filter((id) => store.exists(id));
+
+  it('forgets the least recently written session past the cap', () => {
+    const store = new InMemorySessionStore({ maxSessions: 3 });
+    for (const id of ['a', 'b', 'c']) write(store, id);
+    // Writing to `a` makes `b` the least recently written.
+    write(store, 'a');
+    write(store, 'd');
+    expect(kept(store, ['a', 'b', 'c', 'd'])).toEqual(['a', 'c', 'd']);
+    // Reading does not count: `c` was written before `a` and `d`.
+    store.read('c');
+    write(store, 'e');
+    expect(kept(store, ['a', 'b', 'c', 'd', 'e'])).toEqual(['a', 'd', 'e']);
+    store.close();
+  });
+
+  it('never forgets a session whose lease is held or whose turn awaits approval', () => {
+    const store = new InMemorySessionStore({ maxSessions: 2 });
+    const lease = store.acquireLease('held', { ttlMs: 60_000, waitMs: 0 }) as SessionLease;
+    store.append('held', [userMessage('long turn')], { lease });
+    const asked = userMessage('refund 500');
+    store.append('paused', [asked], {
+      turn: { ...runningTurn(asked.id), status: 'awaiting_approval', approvals: [] },
+    });
+    write(store, 'x');
+    write(store, 'y');
+    expect(kept(store, ['held', 'paused', 'x', 'y'])).toEqual(['held', 'paused', 'y']);
+    lease.release();
+    write(store, 'z');
+    expect(kept(store, ['held', 'paused', 'y', 'z'])).toEqual(['paused', 'z']);
+    store.close();
+  });
+
+  it('rejects a maxSessions that is not a positive whole number', () => {
+    for (const maxSessions of [0, -1, 2.5, Number.NaN]) {
+      expect(() => new InMemorySessionStore({ maxSessions })).toThrow(/maxSessions/);
+    }
   });
 });

@@ -87,7 +87,7 @@ describe('export to Langfuse', () => {
     vi.stubEnv('LANGFUSE_BASE_URL', receiver.url);
     const tracing = setupTracing();
     expect(tracing.destinations).toEqual(['langfuse']);
-    const app = new App({ name: 'support', agents, tracing });
+    const app = new App({ name: 'support', agents, tracing, logLevel: 'silent' });
     server = await app.start(PlanningOrchestrator, { port: 0 });
 
     responses.push(await chat('make a plan'));
