@@ -36,10 +36,11 @@ export class MemoryRenewal {
   }
 
   /** Extends the namespace's renewable memory unless that was done recently. */
-  renew(namespace: string): void {
+  renew(namespace: string, ttlSeconds = this.#ttlSeconds): void {
     const now = Date.now();
     const last = this.#lastRenewed.get(namespace);
-    if (last !== undefined && now - last < this.#intervalMs) return;
+    // At most a tenth of the namespace's own time, when it is shorter than the default.
+    if (last !== undefined && now - last < Math.min(this.#intervalMs, ttlSeconds * 100)) return;
     this.#lastRenewed.delete(namespace);
     this.#lastRenewed.set(namespace, now);
     if (this.#lastRenewed.size > this.#maxTracked) {
@@ -47,7 +48,7 @@ export class MemoryRenewal {
       if (oldest !== undefined) this.#lastRenewed.delete(oldest);
     }
     try {
-      this.#store.touch(namespace, this.#ttlSeconds).catch(noop);
+      this.#store.touch(namespace, ttlSeconds).catch(noop);
     } catch {
       // A custom store that throws at once: the memory keeps its current expiry.
     }

@@ -119,6 +119,7 @@ export class TurnEngine {
       failureMessage = 'Sorry, something went wrong while handling your message. Please try again.',
       exposeErrorDetails = false,
       sessionIdleTtlSeconds = 86_400,
+      tenantSessionIdleTtlSeconds = {},
       concurrency = 'wait',
       recovery = 'resume',
       pendingApprovals = 'block',
@@ -140,6 +141,7 @@ export class TurnEngine {
       failureMessage,
       exposeErrorDetails,
       sessionIdleTtlSeconds,
+      tenantSessionIdleTtlSeconds,
       concurrency,
       recovery,
       pendingApprovals,
@@ -215,9 +217,21 @@ export class TurnEngine {
       signal: () => control.signal,
       memory: (scope) =>
         bindMemory(memory, scope, memoryNamespace(scope, owner), {
-          defaultTtlSeconds: scope === 'session' ? this.#options.sessionIdleTtlSeconds : undefined,
+          defaultTtlSeconds: scope === 'session' ? this.#idleSeconds(tenantId) : undefined,
         }),
     });
+  }
+
+  /** The idle time of a tenant's sessions, in seconds. */
+  #idleSeconds(tenantId: string | undefined): number {
+    const own = tenantId === undefined ? undefined : this.#options.tenantSessionIdleTtlSeconds[tenantId];
+    return own ?? this.#options.sessionIdleTtlSeconds;
+  }
+
+  /** The idle time to pass to the store for a tenant with one of its own (ms), else undefined (the store's). */
+  #storeIdleMs(tenantId: string | undefined): number | undefined {
+    const own = tenantId === undefined ? undefined : this.#options.tenantSessionIdleTtlSeconds[tenantId];
+    return own === undefined ? undefined : own * 1000;
   }
 
   /** The session store as `tenantId` sees it (the store itself without a tenant). */
@@ -315,10 +329,21 @@ export class TurnEngine {
         status: 'running',
         userText: request.message,
       },
-      { lease, control, requestContext, emit: request.onEvent, sessions, keyName: request.keyName },
+      {
+        lease,
+        control,
+        requestContext,
+        emit: request.onEvent,
+        sessions,
+        keyName: request.keyName,
+        idleTtlMs: this.#storeIdleMs(tenantId),
+      },
     );
     // In the same tick as the turn's first store call: with Redis, one round trip carries both.
-    this.#memoryRenewal?.renew(memoryNamespace('session', { sessionId, userId, tenantId }));
+    this.#memoryRenewal?.renew(
+      memoryNamespace('session', { sessionId, userId, tenantId }),
+      this.#idleSeconds(tenantId),
+    );
     // A previous turn left unfinished is settled first; twice at most (it cannot be unfinished again).
     for (let attempt = 0; ; attempt += 1) {
       if (attempt === 0) this.#loop.startPart(turn);
@@ -327,6 +352,7 @@ export class TurnEngine {
         limit: this.#options.historyWindow + 1,
         lease,
         requestKey,
+        idleTtlMs: turn.runtime.idleTtlMs,
       });
       turn.wrote = true;
       let opened: Awaited<typeof opening>;
@@ -425,7 +451,7 @@ export class TurnEngine {
 
   /** Adds a new session to its user's list (`userSessions`), which lives as long as an idle session. */
   *#indexSession(sessionId: string, userId: string, tenantId: string | undefined): Steps<void> {
-    const ttlSeconds = this.#options.sessionIdleTtlSeconds;
+    const ttlSeconds = this.#idleSeconds(tenantId);
     const add = (ids: string[]) => [...ids.slice(-(MAX_INDEXED_SESSIONS - 1)), sessionId];
     try {
       yield this.#parts.memory.update(userSessionsNamespace(userId, tenantId), 'ids', add, [], {
@@ -453,6 +479,7 @@ export class TurnEngine {
       requestContext,
       emit,
       sessions,
+      idleTtlMs: this.#storeIdleMs(tenantId),
     });
     if (!turn) {
       throw new CorruptRecordError({
@@ -500,6 +527,7 @@ export class TurnEngine {
         requestContext,
         emit: undefined,
         sessions,
+        idleTtlMs: this.#storeIdleMs(requestContext.tenantId),
       });
       if (!turn) throw new NotFoundError({ resource: 'Turn', id: turnId });
       turn.recoveries = (turn.recoveries ?? 0) + 1;

@@ -97,7 +97,14 @@ export class TurnLoop {
       if (!closing) return;
     }
     turn.wrote = true;
-    const written = turn.runtime.sessions.append(turn.sessionId, messages, { turn: turn.snapshot(), lease });
+    const { idleTtlMs } = turn.runtime;
+    const written = turn.runtime.sessions.append(
+      turn.sessionId,
+      messages,
+      idleTtlMs === undefined
+        ? { turn: turn.snapshot(), lease }
+        : { turn: turn.snapshot(), lease, idleTtlMs },
+    );
     // What the orchestrator sees next is the history as stored (a fan-out's replies in the order they came).
     for (const message of messages) if (message.role !== 'assistant') turn.messages.push(message);
     return written as void | Promise<void>;

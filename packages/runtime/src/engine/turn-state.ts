@@ -60,6 +60,8 @@ export interface TurnRuntime {
   sessions: SessionStore;
   /** The name of the API key the request came with, for traces. */
   keyName?: string;
+  /** The session's idle time when its tenant has one of its own (ms). */
+  idleTtlMs?: number;
   lease: SessionLease;
   control: TurnControl;
   requestContext: RequestContext;

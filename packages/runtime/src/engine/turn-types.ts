@@ -41,6 +41,12 @@ export interface TurnOptions {
   exposeErrorDetails?: boolean;
   /** Session memory expires after this many seconds without a turn of its session (default one day). */
   sessionIdleTtlSeconds?: number;
+  /**
+   * The idle time of some tenants' sessions (and their session memory), in
+   * seconds, when it is not `sessionIdleTtlSeconds`: e.g. a shorter one for a
+   * tenant whose data must not linger. With auth on, tenants are the keys'.
+   */
+  tenantSessionIdleTtlSeconds?: Readonly<Record<string, number>>;
   /** What a new message does while its session runs another turn (default `wait`); see {@link ConcurrencyPolicy}. */
   concurrency?: ConcurrencyPolicy;
   /**

@@ -87,7 +87,7 @@ export class InMemorySessionStore implements SessionStore {
   openTurn(
     sessionId: string,
     userMessage: UserMessage,
-    { turn, limit, lease, requestKey }: OpenTurnOptions,
+    { turn, limit, lease, requestKey, idleTtlMs }: OpenTurnOptions,
   ): OpenedTurn {
     this.#checkLease(sessionId, lease);
     const session = this.#live(sessionId);
@@ -97,7 +97,7 @@ export class InMemorySessionStore implements SessionStore {
       const last = session.turns[session.turns.length - 1];
       if (last && !isFinished(last.status)) return { kind: 'unfinished', turn: structuredClone(last) };
     }
-    const written = this.#write(sessionId, [userMessage], turn, true);
+    const written = this.#write(sessionId, [userMessage], turn, true, idleTtlMs);
     if (requestKey) {
       written.requestKeys ??= new Map();
       written.requestKeys.set(requestKey.key, { turnId: turn.turnId, fingerprint: requestKey.fingerprint });
@@ -106,9 +106,13 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   /** Appends messages (and replaces the current turn's record) in order; refreshes the idle expiry. */
-  append(sessionId: string, messages: readonly MessageItem[], { turn, lease }: AppendOptions = {}): void {
+  append(
+    sessionId: string,
+    messages: readonly MessageItem[],
+    { turn, lease, idleTtlMs }: AppendOptions = {},
+  ): void {
     this.#checkLease(sessionId, lease);
-    this.#write(sessionId, messages, turn, false);
+    this.#write(sessionId, messages, turn, false, idleTtlMs);
   }
 
   /** The last `limit` messages (all when omitted), oldest first. */
@@ -182,6 +186,7 @@ export class InMemorySessionStore implements SessionStore {
     messages: readonly MessageItem[],
     turn: TurnRecord | undefined,
     newTurn: boolean,
+    idleTtlMs = this.#idleTtlMs,
   ) {
     let session = this.#live(sessionId);
     if (!session) {
@@ -201,7 +206,7 @@ export class InMemorySessionStore implements SessionStore {
       if (newTurn || turns.length === 0) turns.push(turn);
       else turns[turns.length - 1] = turn;
     }
-    const idleExpiry = Date.now() + this.#idleTtlMs;
+    const idleExpiry = Date.now() + idleTtlMs;
     const kept = turn ? keepAliveUntil(turn) : undefined;
     session.expiresAt = kept === null ? Number.POSITIVE_INFINITY : Math.max(idleExpiry, kept ?? 0);
     return session;

@@ -55,6 +55,8 @@ export interface AppendOptions {
    * nothing. This fences off a turn whose lease expired and was taken over.
    */
   lease?: SessionLease;
+  /** How long the session lives after this write without another (default: the store's idle time). */
+  idleTtlMs?: number;
 }
 
 /** An `Idempotency-Key` sent with a message, and a fingerprint of the request it came with. */
@@ -72,6 +74,8 @@ export interface OpenTurnOptions {
   lease?: SessionLease;
   /** Remember this key for the turn, or report the turn that already used it. */
   requestKey?: RequestKey;
+  /** How long the session lives after this write without another (default: the store's idle time). */
+  idleTtlMs?: number;
 }
 
 /** What {@link SessionStore.openTurn} found. */

@@ -112,11 +112,11 @@ export class RedisSessionStore implements SessionStore {
   async openTurn(
     sessionId: string,
     userMessage: UserMessage,
-    { turn, limit, lease, requestKey }: OpenTurnOptions,
+    { turn, limit, lease, requestKey, idleTtlMs = this.#idleTtlMs }: OpenTurnOptions,
   ): Promise<OpenedTurn> {
     const keys = this.#keys(sessionId);
     const args: Array<string | number> = [
-      this.#idleTtlMs,
+      idleTtlMs,
       limit > 0 ? limit : 0,
       lease?.token ?? '',
       encodeRecord({ message: userMessage }),
@@ -150,11 +150,15 @@ export class RedisSessionStore implements SessionStore {
   async append(
     sessionId: string,
     messages: readonly MessageItem[],
-    { turn, lease }: AppendOptions = {},
+    { turn, lease, idleTtlMs }: AppendOptions = {},
   ): Promise<void> {
     if (messages.length === 0 && !turn) return;
     const keys = this.#keys(sessionId);
-    const args: Array<string | number> = [this.#expiryMs(turn), messages.length, lease?.token ?? ''];
+    const args: Array<string | number> = [
+      this.#expiryMs(turn, idleTtlMs),
+      messages.length,
+      lease?.token ?? '',
+    ];
     for (const message of messages) args.push(encodeRecord({ message }));
     if (turn) args.push(encodeTurnRecord(turn));
     const [code] = (await this.#connection.run('append to a session', (client) =>
@@ -266,10 +270,10 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /** How long the session lives after this write: the idle time, or longer while an approval is pending (-1: no expiry). */
-  #expiryMs(turn: TurnRecord | undefined): number {
+  #expiryMs(turn: TurnRecord | undefined, idleTtlMs = this.#idleTtlMs): number {
     const kept = turn ? keepAliveUntil(turn) : undefined;
     if (kept === null) return -1;
-    return kept === undefined ? this.#idleTtlMs : Math.max(this.#idleTtlMs, Math.ceil(kept - Date.now()));
+    return kept === undefined ? idleTtlMs : Math.max(idleTtlMs, Math.ceil(kept - Date.now()));
   }
 }
 
