@@ -124,6 +124,7 @@ export function mountOpenAiRoutes(
       header,
       includeUsage: body.stream_options?.include_usage === true,
       describeError: (error) => openAiErrorBodyFor(error, c, backend.log, exposeErrorDetails),
+      mode: c.req.header('x-switchboard-stream') === 'answer' ? 'answer' : 'live',
     });
   };
 

@@ -18,6 +18,12 @@ export interface StreamCompletionOptions {
   includeUsage: boolean;
   /** The OpenAI error body for a turn that throws once the stream has started. */
   describeError(error: unknown): Promise<OpenAiErrorBody>;
+  /**
+   * `live` (default): an agent's deltas are content as they arrive, when its
+   * call is the step's only one; `answer`: the content is the reply alone,
+   * sent when the turn ends (request header `x-switchboard-stream: answer`).
+   */
+  mode?: 'live' | 'answer';
 }
 
 /**
@@ -26,14 +32,18 @@ export interface StreamCompletionOptions {
  * `finish_reason` (and the `switchboard` extension), a usage chunk when
  * asked, and `data: [DONE]`.
  *
- * Which agent call's text becomes the answer is known only when the
- * orchestrator answers the user (it may call another agent, combine
- * replies or rephrase), so the content is the turn's reply, sent when the
- * turn ends or pauses: the concatenated content always equals the reply of
- * the non-streaming answer. Agents' deltas stream as they arrive, on
- * chunks with an empty `delta` and `switchboard: { delta: { turnId, agent,
- * toolCallId, content } }`: a client can show progress, and one that
- * ignores the extension sees only the answer.
+ * Every agent's deltas stream as they arrive on chunks with
+ * `switchboard: { delta: { turnId, agent, toolCallId, content } }`. In the
+ * default `live` mode the deltas of a step's only call are also the
+ * content, as they arrive: most orchestrators hand the last agent's reply
+ * to the user as it is, and then the content is exactly the reply. Which
+ * text becomes the answer is known only when the orchestrator answers, so
+ * when the reply turns out to be something else (the orchestrator rewrote
+ * it, or another agent answered), the rest of the reply follows (its
+ * remainder when it starts with what was streamed, else the whole reply
+ * after a blank line) and the final chunk says `switchboard.contentIsReply:
+ * false`; `switchboard.reply` is always the exact reply. In `answer` mode
+ * the content is the reply alone, sent when the turn ends or pauses.
  *
  * The response starts once the turn has started, so that errors before it
  * (a busy session, a store outage) still get a JSON status; a turn that
@@ -42,7 +52,7 @@ export interface StreamCompletionOptions {
 export async function streamCompletion(
   c: Context,
   run: (onEvent: (event: TurnEvent) => void) => TurnResult | Promise<TurnResult>,
-  { header, includeUsage, describeError }: StreamCompletionOptions,
+  { header, includeUsage, describeError, mode = 'live' }: StreamCompletionOptions,
 ): Promise<Response> {
   const queue: TurnEvent[] = [];
   let wake: (() => void) | undefined;
@@ -78,6 +88,9 @@ export async function streamCompletion(
     const write = (chunk: object) => stream.writeSSE({ data: JSON.stringify(chunk) });
     // The chunks' id is the turn's, known from its `turn-start` (a resumed earlier turn's events are not ours).
     let id: string | undefined;
+    // Live content: the call whose deltas are content (the current step's only call), and what was sent.
+    let liveCall: string | undefined;
+    let streamed = '';
     const open = async (turnId: string) => {
       id = `chatcmpl-${turnId}`;
       await write(completionChunk(id, header, { role: 'assistant', content: '' }));
@@ -87,10 +100,16 @@ export async function streamCompletion(
         const event = queue.shift()!;
         if (id === undefined && event.type === 'turn-start' && event.resumed === undefined) {
           await open(event.turnId);
+        } else if (id === `chatcmpl-${event.turnId}` && event.type === 'route') {
+          const { kind, calls } = event.step;
+          if (kind !== 'note')
+            liveCall = mode === 'live' && kind === 'call' ? calls[0]?.toolCallId : undefined;
         } else if (id === `chatcmpl-${event.turnId}` && event.type === 'agent-delta') {
           const { turnId, agent, toolCallId, delta } = event;
+          const live = toolCallId === liveCall;
+          if (live) streamed += delta;
           await write({
-            ...completionChunk(id, header, {}),
+            ...completionChunk(id, header, live ? { content: delta } : {}),
             switchboard: { delta: { turnId, agent, toolCallId, content: delta } },
           });
         }
@@ -107,10 +126,19 @@ export async function streamCompletion(
     }
     if (id !== `chatcmpl-${result.turnId}`) await open(result.turnId);
     const chunkId = `chatcmpl-${result.turnId}`;
-    await write(completionChunk(chunkId, header, { content: result.reply }));
+    const { reply } = result;
+    const rest =
+      reply === streamed
+        ? ''
+        : reply.startsWith(streamed)
+          ? reply.slice(streamed.length)
+          : streamed
+            ? `\n\n${reply}`
+            : reply;
+    if (rest !== '') await write(completionChunk(chunkId, header, { content: rest }));
     await write({
       ...completionChunk(chunkId, header, {}, FINISH_REASON_BY_STATUS[result.status]),
-      switchboard: switchboardExtension(result),
+      switchboard: { ...switchboardExtension(result), reply, contentIsReply: streamed + rest === reply },
     });
     if (includeUsage)
       await write({ ...completionChunk(chunkId, header, undefined), usage: completionUsage(result.usage) });

@@ -1,5 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { type MessageItem, StoreUnavailableError } from '@switchboard/core';
+import {
+  latestToolResults,
+  type MessageItem,
+  routeToUser,
+  StoreUnavailableError,
+  toolCall,
+} from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
 import type { TurnResult } from '../../src/engine/turn-engine.js';
@@ -14,6 +20,7 @@ import {
   postJson,
   STACK_LINE,
   slowAgent,
+  streamingAgent,
   type TestAppOptions,
 } from '../support/app-fixtures.js';
 
@@ -128,6 +135,54 @@ describe('POST /v1/chat/completions in-process', () => {
       .slice(0, -1)
       .map((line) => JSON.parse(line) as { choices: unknown[]; usage?: unknown });
     expect(chunks.every((chunk) => chunk.choices.length === 1 && chunk.usage === undefined)).toBe(true);
+  });
+
+  /** The content of each chunk before [DONE], and the finish chunk's extension. */
+  const streamedContent = async (response: Response) => {
+    const chunks = dataLines(await response.text())
+      .slice(0, -1)
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            choices: Array<{ delta: { content?: string }; finish_reason: string | null }>;
+            switchboard?: { reply?: string; contentIsReply?: boolean; delta?: { content: string } };
+          },
+      );
+    const pieces = chunks
+      .map((chunk) => chunk.choices[0]?.delta.content ?? '')
+      .filter((piece) => piece !== '');
+    const finish = chunks.find((chunk) => chunk.choices[0]?.finish_reason)!;
+    return { pieces, content: pieces.join(''), finish: finish.switchboard! };
+  };
+
+  it('streams the answering agent’s deltas as content as they arrive, adding up to exactly the reply', async () => {
+    serve({ agents: [streamingAgent('streamer', ['Hel', 'lo ', 'world'])] });
+    const { pieces, content, finish } = await streamedContent(
+      await complete(ask('streamer: hi', { stream: true })),
+    );
+    expect(pieces).toEqual(['Hel', 'lo ', 'world']);
+    expect(content).toBe('Hello world');
+    expect(finish).toMatchObject({ reply: 'Hello world', contentIsReply: true });
+  });
+
+  it('adds the reply after the live content when the orchestrator answered something else, and says so', async () => {
+    serve({
+      agents: [streamingAgent('streamer', ['Hel', 'lo'])],
+      handler: (conversation) => {
+        const [reply] = latestToolResults(conversation);
+        if (reply) return routeToUser(`The streamer said: ${reply.content}`);
+        return toolCall('streamer', 'go');
+      },
+    });
+    const { content, finish } = await streamedContent(await complete(ask('hi', { stream: true })));
+    expect(content).toBe('Hello\n\nThe streamer said: Hello');
+    expect(finish).toMatchObject({ reply: 'The streamer said: Hello', contentIsReply: false });
+    // Asked for the answer alone, the content is exactly the reply.
+    const exact = await streamedContent(
+      await complete(ask('hi', { stream: true }), { 'x-switchboard-stream': 'answer' }),
+    );
+    expect(exact.content).toBe('The streamer said: Hello');
+    expect(exact.finish).toMatchObject({ contentIsReply: true });
   });
 
   it('streams a paused turn as the approval message with its approvals on the finish chunk', async () => {
