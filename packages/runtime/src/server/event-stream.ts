@@ -5,6 +5,31 @@ import type { TurnEvent } from '../engine/events.js';
 import type { TurnResult } from '../engine/turn-engine.js';
 import { logTurnFailure } from '../logging/turn-failure.js';
 import { holdRequestLog, type RequestFacts, requestIdOf, requestLoggerOf } from './request-log.js';
+import { outcomeOf, type StartedTurn, startTurn } from './turn-events.js';
+
+/**
+ * The request line of a streamed turn waits for the turn's end, to carry its
+ * trace id and whole duration; a turn that throws once its stream started
+ * reaches no error handler, so its detail is logged here.
+ */
+export function logWhenEnded(c: Context, turn: StartedTurn): void {
+  const release = holdRequestLog(c);
+  const facts = (): RequestFacts => {
+    const { last } = turn;
+    return { sessionId: last?.sessionId, traceId: last?.type === 'turn-end' ? last.traceId : undefined };
+  };
+  turn.done.then(
+    () => release(facts()),
+    (error: unknown) => {
+      logTurnFailure(requestLoggerOf(c), error, {
+        sessionId: turn.last?.sessionId,
+        turnId: turn.last?.turnId,
+        requestId: requestIdOf(c),
+      });
+      release(facts());
+    },
+  );
+}
 
 /**
  * Runs a turn and answers with its events as Server-Sent Events. The
@@ -15,66 +40,15 @@ export async function streamTurn(
   c: Context,
   run: (onEvent: (event: TurnEvent) => void) => TurnResult | Promise<TurnResult>,
 ): Promise<Response> {
-  const queue: TurnEvent[] = [];
-  let wake: (() => void) | undefined;
-  let started!: () => void;
-  const startedPromise = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  let last: TurnEvent | undefined;
-  const onEvent = (event: TurnEvent) => {
-    last = event;
-    queue.push(event);
-    started();
-    wake?.();
-  };
-  // A turn that throws at once fails before the stream starts, as one rejecting before its first event does.
-  const done = Promise.resolve(run(onEvent));
-  await Promise.race([startedPromise, done]);
-  // The request's line waits for the turn's end, to carry its trace id and whole duration.
-  const release = holdRequestLog(c);
-  const facts = (): RequestFacts => ({
-    sessionId: last?.sessionId,
-    traceId: last?.type === 'turn-end' ? last.traceId : undefined,
-  });
-  done.then(
-    () => release(facts()),
-    (error: unknown) => {
-      // Once the stream started, a turn that throws reaches no error handler: its detail is logged here.
-      logTurnFailure(requestLoggerOf(c), error, {
-        sessionId: last?.sessionId,
-        turnId: last?.turnId,
-        requestId: requestIdOf(c),
-      });
-      release(facts());
-    },
-  );
+  const turn = await startTurn(run);
+  logWhenEnded(c, turn);
 
   return streamSSE(c, async (stream) => {
-    let finished = false;
-    let failure: unknown;
-    done.then(
-      () => {
-        finished = true;
-        wake?.();
-      },
-      (error: unknown) => {
-        failure = error;
-        finished = true;
-        wake?.();
-      },
-    );
-    for (;;) {
-      while (queue.length > 0) {
-        const event = queue.shift()!;
-        await stream.writeSSE({ event: event.type, data: JSON.stringify(event), id: event.messageId });
-      }
-      if (finished) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      wake = undefined;
+    for await (const event of turn.events()) {
+      await stream.writeSSE({ event: event.type, data: JSON.stringify(event), id: event.messageId });
     }
+    const { failure } = await outcomeOf(turn);
+    const { last } = turn;
     // A failure after the dialog ended (an expired approval's continuation) was already told in the stream.
     if (failure !== undefined && !last?.endOfDialog) {
       const message =

@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { TurnEvent } from '../engine/events.js';
 import type { TurnResult } from '../engine/turn-engine.js';
+import { logWhenEnded } from './event-stream.js';
 import {
   type CompletionHeader,
   completionChunk,
@@ -10,6 +11,7 @@ import {
   switchboardExtension,
 } from './openai-completion.js';
 import type { OpenAiErrorBody } from './openai-errors.js';
+import { outcomeOf, startTurn } from './turn-events.js';
 
 /** Options of {@link streamCompletion}. */
 export interface StreamCompletionOptions {
@@ -54,37 +56,10 @@ export async function streamCompletion(
   run: (onEvent: (event: TurnEvent) => void) => TurnResult | Promise<TurnResult>,
   { header, includeUsage, describeError, mode = 'live' }: StreamCompletionOptions,
 ): Promise<Response> {
-  const queue: TurnEvent[] = [];
-  let wake: (() => void) | undefined;
-  let started!: () => void;
-  const startedPromise = new Promise<void>((resolve) => {
-    started = resolve;
-  });
-  const onEvent = (event: TurnEvent) => {
-    queue.push(event);
-    started();
-    wake?.();
-  };
-  // A turn that throws at once fails before the stream starts, as one rejecting before its first event does.
-  const done = Promise.resolve(run(onEvent));
-  await Promise.race([startedPromise, done]);
+  const turn = await startTurn(run);
+  logWhenEnded(c, turn);
 
   return streamSSE(c, async (stream) => {
-    let result: TurnResult | undefined;
-    let failure: unknown;
-    let finished = false;
-    done.then(
-      (value) => {
-        result = value;
-        finished = true;
-        wake?.();
-      },
-      (error: unknown) => {
-        failure = error ?? new Error('The turn failed');
-        finished = true;
-        wake?.();
-      },
-    );
     const write = (chunk: object) => stream.writeSSE({ data: JSON.stringify(chunk) });
     // The chunks' id is the turn's, known from its `turn-start` (a resumed earlier turn's events are not ours).
     let id: string | undefined;
@@ -95,31 +70,23 @@ export async function streamCompletion(
       id = `chatcmpl-${turnId}`;
       await write(completionChunk(id, header, { role: 'assistant', content: '' }));
     };
-    for (;;) {
-      while (queue.length > 0) {
-        const event = queue.shift()!;
-        if (id === undefined && event.type === 'turn-start' && event.resumed === undefined) {
-          await open(event.turnId);
-        } else if (id === `chatcmpl-${event.turnId}` && event.type === 'route') {
-          const { kind, calls } = event.step;
-          if (kind !== 'note')
-            liveCall = mode === 'live' && kind === 'call' ? calls[0]?.toolCallId : undefined;
-        } else if (id === `chatcmpl-${event.turnId}` && event.type === 'agent-delta') {
-          const { turnId, agent, toolCallId, delta } = event;
-          const live = toolCallId === liveCall;
-          if (live) streamed += delta;
-          await write({
-            ...completionChunk(id, header, live ? { content: delta } : {}),
-            switchboard: { delta: { turnId, agent, toolCallId, content: delta } },
-          });
-        }
+    for await (const event of turn.events()) {
+      if (id === undefined && event.type === 'turn-start' && event.resumed === undefined) {
+        await open(event.turnId);
+      } else if (id === `chatcmpl-${event.turnId}` && event.type === 'route') {
+        const { kind, calls } = event.step;
+        if (kind !== 'note') liveCall = mode === 'live' && kind === 'call' ? calls[0]?.toolCallId : undefined;
+      } else if (id === `chatcmpl-${event.turnId}` && event.type === 'agent-delta') {
+        const { turnId, agent, toolCallId, delta } = event;
+        const live = toolCallId === liveCall;
+        if (live) streamed += delta;
+        await write({
+          ...completionChunk(id, header, live ? { content: delta } : {}),
+          switchboard: { delta: { turnId, agent, toolCallId, content: delta } },
+        });
       }
-      if (finished) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      wake = undefined;
     }
+    const { result, failure } = await outcomeOf(turn);
     if (!result) {
       await write(await describeError(failure));
       return;
