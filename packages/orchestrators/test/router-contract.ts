@@ -21,10 +21,12 @@ export interface RouterContractFixture {
   orchestrator: Orchestrator;
   /**
    * How the router chooses: messages with the agent each must reach (at least
-   * two examples for two different agents), or `'rotation'` for a router that
-   * takes agents in turn regardless of content.
+   * two examples for two different agents), `'rotation'` for a router that
+   * takes agents in turn regardless of content, or `{ fixed }` for a pattern
+   * whose every turn starts with the same agents (a pipeline's first stage, a
+   * consensus's voters), in that order.
    */
-  routing: readonly RoutingExample[] | 'rotation';
+  routing: readonly RoutingExample[] | 'rotation' | { fixed: readonly string[] };
   /** Releases what the setup started (a scripted model server, …). */
   close?: () => void | Promise<void>;
 }
@@ -67,12 +69,20 @@ async function withFixture(
 
 function examplesOf(fixture: RouterContractFixture): readonly RoutingExample[] {
   const { routing } = fixture;
-  if (routing === 'rotation') return [];
+  if (!Array.isArray(routing)) return [];
   expect(
     new Set(routing.map((example) => example.agent)).size,
     'the setup needs examples for two agents',
   ).toBeGreaterThan(1);
   return routing;
+}
+
+/** The agents every turn of a `{ fixed }` pattern starts with, or undefined for other routers. */
+function fixedStart(fixture: RouterContractFixture): readonly string[] | undefined {
+  const { routing } = fixture;
+  return typeof routing === 'object' && !Array.isArray(routing)
+    ? (routing as { fixed: readonly string[] }).fixed
+    : undefined;
 }
 
 /** Agents that answer with a recognisable text naming themselves. */
@@ -126,6 +136,14 @@ export function describeRouterContract(name: string, setup: RouterContractSetup)
           expect(picks).toEqual(picks.map((_, turn) => names[(start + turn) % names.length]));
           return;
         }
+        const fixed = fixedStart(fixture);
+        if (fixed) {
+          for (const message of ['first message', 'another message entirely']) {
+            const outcome = await new TestSession({ orchestrator }).send(message);
+            expect(outcome.agentCalls.slice(0, fixed.length).map((call) => call.toolName)).toEqual(fixed);
+          }
+          return;
+        }
         for (const { message, agent } of examplesOf(fixture)) {
           const outcome = await new TestSession({ orchestrator }).send(message);
           expect(outcome.agentCalls[0]?.toolName, `"${message}" should reach ${agent}`).toBe(agent);
@@ -160,7 +178,13 @@ export function describeRouterContract(name: string, setup: RouterContractSetup)
           expect(outcome.status).toBe('completed');
           expect(outcome.reply).toContain('token-77');
         }
-        if (examples[1]) expect(second.agentCalls[0]?.toolName).toBe(examples[1].agent);
+        const fixed = fixedStart(fixture);
+        if (fixed) {
+          // Afresh: the second turn starts over with the same agents instead of going on from the first.
+          for (const outcome of [first, second]) {
+            expect(outcome.agentCalls.slice(0, fixed.length).map((call) => call.toolName)).toEqual(fixed);
+          }
+        } else if (examples[1]) expect(second.agentCalls[0]?.toolName).toBe(examples[1].agent);
         else expect(second.agentCalls[0]?.toolName).not.toBe(first.agentCalls[0]?.toolName);
       });
     });
@@ -192,6 +216,17 @@ export function describeRouterContract(name: string, setup: RouterContractSetup)
         const memory = new InMemoryMemoryStore();
         const send = (message: string, candidates?: readonly string[]) =>
           new TestSession({ orchestrator, memory }).send(message, { candidates });
+        if (fixedStart(fixture)) {
+          // Without the last agent: the pattern runs with what it is offered and never calls it.
+          const [left] = names.slice(-1);
+          const subset = names.slice(0, -1);
+          for (const message of ['first message', ...NONSENSE]) {
+            const outcome = await send(message, subset);
+            expectOnlyCandidates(outcome);
+            expect(outcome.agentCalls.map((call) => call.toolName)).not.toContain(left);
+          }
+          return;
+        }
         if (fixture.routing === 'rotation') {
           const subset = names.slice(0, Math.max(1, names.length - 1));
           const picks = new Set<string | undefined>();
