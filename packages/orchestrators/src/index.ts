@@ -1,5 +1,13 @@
 export type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
 export { type Capability, type ClarifyingQuestionOptions, clarifyingQuestion } from './clarification.js';
+export type { ConsensusJudgeOptions } from './consensus-judge.js';
+export {
+  type ConsensusAggregator,
+  ConsensusOrchestrator,
+  type ConsensusOrchestratorOptions,
+  type ConsensusVerdict,
+} from './consensus-orchestrator.js';
+export { type ConsensusAnswer, normaliseAnswer, tallyVotes, type VoteTally } from './consensus-votes.js';
 export {
   KeywordMatcher,
   type KeywordMatcherOptions,
@@ -9,7 +17,17 @@ export {
 export { KeywordOrchestrator, type KeywordOrchestratorOptions } from './keyword-orchestrator.js';
 export { LLMOrchestrator, type LLMOrchestratorOptions, type LlmRouterFallback } from './llm-orchestrator.js';
 export { type LlmTaskClassifierOptions, llmTaskClassifier, NO_TASK } from './llm-task-classifier.js';
+export { GENERAL_TASK, type TaskType, taskFramingOf } from './meta-route-view.js';
+export {
+  type MetaRouteChoice,
+  type MetaRouteChooser,
+  type MetaRouteInput,
+  MetaRouter,
+  type MetaRouterOptions,
+  type MetaRouterPattern,
+} from './meta-router.js';
 export { RoundRobinOrchestrator, type RoundRobinOrchestratorOptions } from './round-robin-orchestrator.js';
 export { RoutingOrchestrator } from './routing-orchestrator.js';
+export { SequentialOrchestrator, type SequentialOrchestratorOptions } from './sequential-orchestrator.js';
 export type { TaskClassifier, TaskDescription } from './task-classifier.js';
 export { type TaskDefinition, TaskOrchestrator, type TaskOrchestratorOptions } from './task-orchestrator.js';
