@@ -29,5 +29,8 @@ export {
 export { RoundRobinOrchestrator, type RoundRobinOrchestratorOptions } from './round-robin-orchestrator.js';
 export { RoutingOrchestrator } from './routing-orchestrator.js';
 export { SequentialOrchestrator, type SequentialOrchestratorOptions } from './sequential-orchestrator.js';
+export { SupervisorOrchestrator, type SupervisorOrchestratorOptions } from './supervisor-orchestrator.js';
+export { MISSING_MARKER } from './supervisor-prompt.js';
+export type { SubGoal } from './supervisor-schema.js';
 export type { TaskClassifier, TaskDescription } from './task-classifier.js';
 export { type TaskDefinition, TaskOrchestrator, type TaskOrchestratorOptions } from './task-orchestrator.js';

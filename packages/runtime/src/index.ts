@@ -28,6 +28,14 @@ export {
   startGeneration,
   type TokenUsage,
 } from './agents/llm-tracing.js';
+export {
+  type InnerStep,
+  type InnerStepCall,
+  NestingDepthError,
+  nestingDepth,
+  type OrchestratorAgentOptions,
+  orchestratorAgent,
+} from './agents/orchestrator-agent.js';
 export { type RemoteAgentOptions, remoteAgent } from './agents/remote-agent.js';
 export {
   App,
