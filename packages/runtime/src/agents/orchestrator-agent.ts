@@ -11,9 +11,6 @@ import {
   type MessageItem,
   type Orchestrator,
   OrchestratorError,
-  type StepAnnotations,
-  type StepRecorder,
-  type TokenUsage,
   type ToolCall,
   type ToolMessage,
   validateDecision,
@@ -23,6 +20,7 @@ import { toRouteStep } from '../engine/route-step.js';
 import { isoNow } from '../engine/timestamp.js';
 import { withSpan } from '../engine/trace-context.js';
 import { TurnControl } from '../engine/turn-control.js';
+import { DecisionNotes } from '../engine/turn-state.js';
 import { endDecisionSpan, startDecisionSpan } from '../tracing/spans.js';
 import type { RouteStep, StepCall } from '../turns/turn-record.js';
 import { type Agent, type AgentContext, type AgentReplyWithMetadata, defineAgent } from './agent.js';
@@ -95,40 +93,11 @@ export function nestingDepth(conversation: Conversation): number {
 }
 
 /** Records what the inner orchestrator notes during one decision, for the inner steps. */
-class InnerRecorder implements StepRecorder {
-  hop = 0;
-  notes: InnerStep[] = [];
-  annotations: StepAnnotations | undefined;
-  tokens: TokenUsage | undefined;
-
-  annotate(annotations: StepAnnotations): void {
-    this.annotations = { ...this.annotations, ...annotations };
-  }
-
-  note(label: string, annotations?: StepAnnotations): void {
-    const step: InnerStep = {
-      hop: this.hop,
-      kind: 'note',
-      calls: [],
-      label,
-      decidedAt: isoNow(),
-      durationMs: 0,
-    };
-    if (annotations) step.annotations = { ...annotations };
-    this.notes.push(step);
-  }
-
-  usage({ inputTokens, outputTokens }: TokenUsage): void {
-    this.tokens = {
-      inputTokens: (this.tokens?.inputTokens ?? 0) + inputTokens,
-      outputTokens: (this.tokens?.outputTokens ?? 0) + outputTokens,
-    };
-  }
-
+class InnerRecorder extends DecisionNotes {
   /** Moves what was recorded for this decision onto `steps`, then `step` itself. */
   flush(steps: InnerStep[], step: InnerStep): void {
-    steps.push(...this.notes);
-    this.notes = [];
+    if (this.notes) steps.push(...(this.notes as InnerStep[]));
+    this.notes = undefined;
     if (this.annotations) step.annotations = this.annotations;
     if (this.tokens) step.usage = this.tokens;
     this.annotations = undefined;

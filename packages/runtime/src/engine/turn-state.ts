@@ -25,7 +25,7 @@ import type { TurnControl } from './turn-control.js';
  * What an orchestrator records during one decision (see `StepRecorder`):
  * kept on the turn and taken by the engine when it records the step.
  */
-class DecisionNotes implements StepRecorder {
+export class DecisionNotes implements StepRecorder {
   hop = 0;
   notes: RouteStep[] | undefined;
   annotations: StepAnnotations | undefined;
