@@ -26,6 +26,10 @@ export {
   type MetaRouterOptions,
   type MetaRouterPattern,
 } from './meta-router.js';
+export {
+  PlanExecuteOrchestrator,
+  type PlanExecuteOrchestratorOptions,
+} from './plan-execute-orchestrator.js';
 export { RoundRobinOrchestrator, type RoundRobinOrchestratorOptions } from './round-robin-orchestrator.js';
 export { RoutingOrchestrator } from './routing-orchestrator.js';
 export { SequentialOrchestrator, type SequentialOrchestratorOptions } from './sequential-orchestrator.js';

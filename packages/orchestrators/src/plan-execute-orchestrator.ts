@@ -1,0 +1,367 @@
+import { trace } from '@opentelemetry/api';
+import {
+  AbstractOrchestrator,
+  type AgentMeta,
+  annotateStep,
+  ConfigurationError,
+  type Conversation,
+  createId,
+  currentUserMessage,
+  type Decision,
+  latestToolResults,
+  RequestContext,
+  recordStep,
+  recordUsage,
+  routeToUser,
+  type ToolCall,
+  type ToolMessage,
+  toolCall,
+} from '@switchboard/core';
+import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchboard/runtime';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
+import { routerConversation } from './llm-route-prompt.js';
+import { type AnswerCheck, askForStructuredAnswer, type StructuredAnswer } from './llm-structured-output.js';
+import {
+  DEFAULT_PLANNER_INSTRUCTIONS,
+  planPrompt,
+  planSynthesisPrompt,
+  renderPlan,
+  replanPrompt,
+  stepTask,
+} from './plan-prompt.js';
+import { type PlanStep, planSchema, planSynthesisSchema } from './plan-schema.js';
+import {
+  applyResults,
+  dropUnfinished,
+  type PlanStepState,
+  parseStoredPlan,
+  readySteps,
+  type StoredPlan,
+  withSteps,
+} from './plan-state.js';
+
+/** Options of {@link PlanExecuteOrchestrator}. */
+export interface PlanExecuteOrchestratorOptions extends LlmClientOptions {
+  /** Default `plan-execute`. */
+  name?: string;
+  description?: string;
+  agents: readonly AgentMeta[];
+  /** The planning model, e.g. `gpt-4o-mini`. It must support JSON-schema structured output. */
+  model: string;
+  /** New plans after a failed step, per turn. Default 2. */
+  maxReplans?: number;
+  /** Replaces the role description of the planning prompts. */
+  instructions?: string;
+  /** How many earlier messages the model sees (the current turn is always whole). Default 12. */
+  historyWindow?: number;
+  /** Further attempts after an invalid answer, each with feedback. Default 1. */
+  maxRetries?: number;
+  temperature?: number;
+}
+
+type Asked<Value> = { ok: true; value: Value } | { ok: false; problem: string };
+
+const FALLBACK_CALL = 'plan-fallback-';
+
+/**
+ * Has a model write a plan (steps with a goal, an agent and the steps they
+ * depend on), runs it round by round (every step whose dependencies are done
+ * at once, one fan-out), re-plans when a step fails, and has the model write
+ * the answer from the steps' results.
+ *
+ * - Hop 0: the plan is strict JSON; a plan naming an unknown agent, an
+ *   unknown dependency or a dependency cycle is sent back once with the
+ *   reason (`maxRetries`), then the whole request goes to the first agent
+ *   and its reply to the user (a plain route). With no step (a simple or
+ *   unclear request) the model's own answer goes to the user. The plan is
+ *   recorded as a `plan` note step.
+ * - Each step's agent receives its goal and its dependencies' results. The
+ *   call of a round is annotated with `planSteps` (the step ids) and `round`.
+ * - A failed step leads to a new plan for the remaining work (a `replan` note
+ *   step), at most `maxReplans` times per turn; then the answer is written
+ *   from what is known and says what failed.
+ * - The plan, with each step's status (`pending`, `running`, `done`,
+ *   `failed`) and result, is kept in session memory under
+ *   `plan-execute:<name>:<turnId>`, so a turn continues on any replica and the
+ *   plan stays visible in the session. When it cannot be read back, the
+ *   latest replies go to the user as they are.
+ *
+ * Every model call's tokens are counted in the step's usage.
+ *
+ * @example
+ * ```ts
+ * const planner = new PlanExecuteOrchestrator({
+ *   agents: app.agentMetas,
+ *   model: 'gpt-4o-mini',
+ *   apiKey: process.env.OPENAI_API_KEY,
+ * });
+ * ```
+ */
+export class PlanExecuteOrchestrator extends AbstractOrchestrator {
+  readonly model: string;
+  readonly maxReplans: number;
+  readonly #client: () => Promise<ChatClient>;
+  readonly #instructions: string;
+  readonly #historyWindow: number;
+  readonly #maxRetries: number;
+  readonly #temperature?: number;
+
+  constructor({
+    name = 'plan-execute',
+    description,
+    agents,
+    model,
+    client,
+    apiKey,
+    baseURL,
+    maxReplans = 2,
+    instructions = DEFAULT_PLANNER_INSTRUCTIONS,
+    historyWindow = 12,
+    maxRetries = 1,
+    temperature,
+  }: PlanExecuteOrchestratorOptions) {
+    super({ name, description, agents });
+    const owner = `PlanExecuteOrchestrator '${name}'`;
+    if (typeof model !== 'string' || model === '')
+      throw new ConfigurationError({ message: `${owner} needs a model name` });
+    for (const [option, value, least] of [
+      ['maxReplans', maxReplans, 0],
+      ['historyWindow', historyWindow, 1],
+      ['maxRetries', maxRetries, 0],
+    ] as const) {
+      if (!Number.isInteger(value) || value < least) {
+        throw new ConfigurationError({
+          message: `${owner}: ${option} must be an integer of at least ${least}, got ${value}`,
+        });
+      }
+    }
+    this.model = model;
+    this.maxReplans = maxReplans;
+    this.#client = clientResolver(owner, { client, apiKey, baseURL });
+    this.#instructions = instructions;
+    this.#historyWindow = historyWindow;
+    this.#maxRetries = maxRetries;
+    this.#temperature = temperature;
+  }
+
+  /** The session-memory key of a turn's plan. */
+  memoryKey(turnId: string): string {
+    return `plan-execute:${this.name}:${turnId}`;
+  }
+
+  protected async handleMessage(conversation: Conversation): Promise<Decision> {
+    const results = latestToolResults(conversation);
+    if (results.length === 0) return this.#plan(conversation);
+    const stored = await this.#recall(conversation);
+    if (!stored) {
+      annotateStep(conversation, { planRecalled: false });
+      return routeToUser(this.repliesAnswer(results), {
+        reason: results.some((result) => result.toolCallId.startsWith(FALLBACK_CALL))
+          ? 'fallback: the reply of the agent the whole request went to'
+          : 'the plan could not be read back; the replies as they are',
+      });
+    }
+    const state = applyResults(stored, results);
+    const failed = state.steps.filter(
+      (step) => step.status === 'failed' && results.some((result) => result.toolCallId === step.callId),
+    );
+    if (failed.length > 0) {
+      if (state.replans < this.maxReplans) return this.#replan(conversation, state, failed);
+      return this.#synthesise(conversation, state, { replanLimit: true });
+    }
+    if (readySteps(state).length > 0) return this.#fanOut(conversation, state);
+    return this.#synthesise(conversation, state);
+  }
+
+  async #plan(conversation: Conversation): Promise<Decision> {
+    const names = conversation.agents.map((agent) => agent.name);
+    if (names.length === 0) return routeToUser(this.noPlanAnswer(), { reason: 'no agent to plan with' });
+    const asked = await this.#ask(conversation, planSchema(names), [
+      { role: 'system', content: planPrompt(this.#instructions, conversation.agents) },
+      ...routerConversation(conversation, this.#historyWindow),
+    ]);
+    if (!asked.ok) {
+      recordStep(conversation, 'plan', { steps: [], fallback: true, problem: asked.problem });
+      annotateStep(conversation, { fallback: true });
+      return [
+        toolCall(names[0]!, currentUserMessage(conversation).content, {
+          id: `${FALLBACK_CALL}${createId('call')}`,
+          reason: 'fallback: the model gave no valid plan',
+          thought: asked.problem,
+        }),
+      ];
+    }
+    const { steps, answer, thought } = asked.value;
+    if (steps.length === 0) return routeToUser(answer, { thought, reason: 'answered without a plan' });
+    recordStep(conversation, 'plan', { steps: describeSteps(steps) });
+    const state: StoredPlan = { v: 1, turnId: conversation.turnId, replans: 0, rounds: 0, steps: [] };
+    return this.#fanOut(conversation, withSteps(state, steps, 1), thought);
+  }
+
+  async #replan(conversation: Conversation, state: StoredPlan, failed: PlanStepState[]): Promise<Decision> {
+    const names = conversation.agents.map((agent) => agent.name);
+    const schema = planSchema(names, {
+      replan: true,
+      done: state.steps.filter((step) => step.status === 'done').map((step) => step.id),
+      taken: state.steps.map((step) => step.id),
+    });
+    const asked = await this.#ask(conversation, schema, [
+      { role: 'system', content: replanPrompt(this.#instructions, conversation.agents) },
+      ...this.#request(conversation),
+      { role: 'user', content: `The plan so far:\n\n${renderPlan(state.steps)}` },
+    ]);
+    const replan = state.replans + 1;
+    const failedIds = failed.map((step) => step.id);
+    if (!asked.ok || asked.value.steps.length === 0) {
+      recordStep(conversation, 'replan', {
+        replan,
+        failed: failedIds,
+        steps: [],
+        ...(asked.ok ? {} : { problem: asked.problem }),
+      });
+      return this.#synthesise(conversation, { ...state, replans: replan });
+    }
+    recordStep(conversation, 'replan', {
+      replan,
+      failed: failedIds,
+      steps: describeSteps(asked.value.steps),
+    });
+    const next = withSteps({ ...dropUnfinished(state), replans: replan }, asked.value.steps, replan + 1);
+    return this.#fanOut(conversation, next, asked.value.thought);
+  }
+
+  async #fanOut(conversation: Conversation, state: StoredPlan, thought?: string): Promise<Decision> {
+    const ready = new Set(readySteps(state).map((step) => step.id));
+    if (ready.size === 0) return this.#synthesise(conversation, state);
+    const round = state.rounds + 1;
+    const reason = `round ${round}: step${ready.size > 1 ? 's' : ''} ${[...ready].join(', ')}`;
+    const steps = state.steps.map((step) =>
+      ready.has(step.id) ? { ...step, status: 'running' as const, callId: `${step.id}-${step.plan}` } : step,
+    );
+    const calls: ToolCall[] = steps
+      .filter((step) => ready.has(step.id))
+      .map((step) => toolCall(step.agent, stepTask(step, steps), { id: step.callId, reason, thought }));
+    annotateStep(conversation, { planSteps: [...ready], round });
+    await this.#remember({ ...state, rounds: round, steps });
+    return calls;
+  }
+
+  async #synthesise(
+    conversation: Conversation,
+    state: StoredPlan,
+    { replanLimit = false }: { replanLimit?: boolean } = {},
+  ): Promise<Decision> {
+    const failed = state.steps.filter((step) => step.status === 'failed').map((step) => step.id);
+    const recorded = { replans: state.replans, failed, ...(replanLimit ? { replanLimit: true } : {}) };
+    await this.#remember(state);
+    const asked = await this.#ask(conversation, planSynthesisSchema(), [
+      { role: 'system', content: planSynthesisPrompt() },
+      ...this.#request(conversation),
+      { role: 'user', content: `The steps and their results:\n\n${renderPlan(state.steps)}` },
+    ]);
+    const note = replanLimit ? `\n\n${this.replanLimitNote(state)}` : '';
+    if (!asked.ok) {
+      annotateStep(conversation, { ...recorded, synthesis: 'fallback' });
+      return routeToUser(`${this.stepsAnswer(state.steps)}${note}`, {
+        reason: 'the model gave no valid synthesis; the steps’ results as they are',
+        thought: asked.problem,
+      });
+    }
+    annotateStep(conversation, { ...recorded, synthesis: 'model' });
+    return routeToUser(`${asked.value.answer}${note}`, {
+      thought: asked.value.thought,
+      reason: replanLimit
+        ? `stopped at the limit of ${this.maxReplans} re-plan${this.maxReplans === 1 ? '' : 's'}`
+        : 'synthesised from the plan’s results',
+    });
+  }
+
+  /** The history up to and including the turn's user message, without the agents' replies. */
+  #request(conversation: Conversation): ChatCompletionMessageParam[] {
+    return routerConversation(
+      { ...conversation, messages: conversation.messages.slice(0, conversation.turnStart + 1) },
+      this.#historyWindow,
+    );
+  }
+
+  async #recall(conversation: Conversation): Promise<StoredPlan | undefined> {
+    const memory = RequestContext.tryCurrent()?.getMemory('session');
+    const stored = memory ? await memory.getContent(this.memoryKey(conversation.turnId)) : undefined;
+    return stored?.success ? parseStoredPlan(stored.data, conversation.turnId) : undefined;
+  }
+
+  async #remember(state: StoredPlan): Promise<void> {
+    const memory = RequestContext.tryCurrent()?.getMemory('session');
+    const written = memory ? await memory.setContent(this.memoryKey(state.turnId), state) : undefined;
+    if (!written?.success) trace.getActiveSpan()?.setAttribute('switchboard.plan.remembered', false);
+  }
+
+  /** One structured model call: the valid answer, or what went wrong. API errors become a problem unless the request was cancelled. */
+  async #ask<Value>(
+    conversation: Conversation,
+    schema: { responseFormat: ResponseFormatJSONSchema; check(content: string): AnswerCheck<Value> },
+    messages: ChatCompletionMessageParam[],
+  ): Promise<Asked<Value>> {
+    // Outside the try: a missing `openai` package is a configuration error, not a case for the fallback.
+    const client = await this.#client();
+    let answer: StructuredAnswer<Value>;
+    try {
+      answer = await askForStructuredAnswer({
+        client,
+        model: this.model,
+        temperature: this.#temperature,
+        messages,
+        responseFormat: schema.responseFormat,
+        check: schema.check,
+        maxRetries: this.#maxRetries,
+      });
+    } catch (error) {
+      if (RequestContext.tryCurrent()?.signal.aborted) throw error;
+      return {
+        ok: false,
+        problem: `the model could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    recordUsage(conversation, answer.usage);
+    if (answer.value !== undefined) return { ok: true, value: answer.value };
+    const attempts = answer.retries + 1;
+    return {
+      ok: false,
+      problem: `no valid answer after ${attempts} attempt${attempts > 1 ? 's' : ''}: ${answer.problems.at(-1) ?? 'no answer'}`,
+    };
+  }
+
+  /** What the user reads when there is no agent to plan with. Override to change the wording. */
+  protected noPlanAnswer(): string {
+    return 'Sorry, I could not work out a plan for this request.';
+  }
+
+  /** The latest replies as they are (the fallback route's reply, or a plan that was lost). Override to change the wording. */
+  protected repliesAnswer(results: readonly ToolMessage[]): string {
+    const answered = results.filter((result) => result.status === 'ok' && result.content.trim() !== '');
+    if (answered.length === 0)
+      return 'Sorry, I could not get an answer to this right now. Please try again in a moment.';
+    if (answered.length === 1) return answered[0]!.content.trim();
+    return answered.map((result) => `${result.name}: ${result.content.trim()}`).join('\n\n');
+  }
+
+  /** The steps' results when the model gives no valid synthesis. Override to change the wording. */
+  protected stepsAnswer(steps: readonly PlanStepState[]): string {
+    const done = steps.filter((step) => step.status === 'done');
+    const failed = steps.filter((step) => step.status === 'failed');
+    const parts = done.map((step) => `${step.goal}: ${step.result ?? ''}`);
+    if (failed.length > 0) parts.push(`Could not be done: ${failed.map((step) => step.goal).join('; ')}.`);
+    return parts.join('\n\n') || 'Sorry, none of the steps of my plan could be done right now.';
+  }
+
+  /** Appended to the answer when a step failed after the last re-plan. Override to change the wording. */
+  protected replanLimitNote(state: StoredPlan): string {
+    const failed = state.steps.filter((step) => step.status === 'failed').map((step) => `"${step.goal}"`);
+    return `(I stopped after ${state.replans} re-plan${state.replans === 1 ? '' : 's'}; these steps failed: ${failed.join(', ')}.)`;
+  }
+}
+
+function describeSteps(steps: readonly PlanStep[]) {
+  return steps.map(({ id, goal, agent, dependsOn }) => ({ id, goal, agent, dependsOn: [...dependsOn] }));
+}
