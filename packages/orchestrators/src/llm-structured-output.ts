@@ -1,5 +1,5 @@
 import { context } from '@opentelemetry/api';
-import { RequestContext } from '@switchboard/core';
+import { ConfigurationError, type Conversation, RequestContext, recordUsage } from '@switchboard/core';
 import { type ChatClient, endGeneration, startGeneration, type TokenUsage } from '@switchboard/runtime';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
@@ -123,4 +123,62 @@ export async function askForStructuredAnswer<Value>({
     conversation.push({ role: 'assistant', content }, { role: 'user', content: checked.feedback });
   }
   return result;
+}
+
+/** A structured answer for one decision, or why there is none. */
+export type DecisionAnswer<Value> = { ok: true; value: Value } | { ok: false; problem: string };
+
+/**
+ * {@link askForStructuredAnswer} on behalf of one decision: the tokens are
+ * recorded on the decision (`recordUsage`), and a model that cannot be
+ * reached or whose answers stay invalid becomes a `problem` for the caller's
+ * fallback. A cancelled turn still throws, and so does a missing `openai`
+ * package (`client` is resolved outside the fallback: it is a configuration
+ * error).
+ *
+ * @example
+ * ```ts
+ * const asked = await askForDecision(conversation, { client: this.#client, model, messages, responseFormat, check, maxRetries: 1 });
+ * if (!asked.ok) return this.fallbackDecision(conversation, asked.problem);
+ * ```
+ */
+export async function askForDecision<Value>(
+  conversation: Conversation,
+  {
+    client,
+    ...options
+  }: Omit<StructuredAnswerOptions<Value>, 'client'> & { client: () => Promise<ChatClient> },
+): Promise<DecisionAnswer<Value>> {
+  const resolved = await client();
+  let answer: StructuredAnswer<Value>;
+  try {
+    answer = await askForStructuredAnswer({ ...options, client: resolved });
+  } catch (error) {
+    if (RequestContext.tryCurrent()?.signal.aborted) throw error;
+    return {
+      ok: false,
+      problem: `the model could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+  recordUsage(conversation, answer.usage);
+  if (answer.value !== undefined) return { ok: true, value: answer.value };
+  const attempts = answer.retries + 1;
+  return {
+    ok: false,
+    problem: `no valid answer after ${attempts} attempt${attempts > 1 ? 's' : ''}: ${answer.problems.at(-1) ?? 'no answer'}`,
+  };
+}
+
+/** Checks that model-backed orchestrator options are whole numbers of at least their minimum. */
+export function checkWholeNumbers(
+  owner: string,
+  options: ReadonlyArray<readonly [string, number, number]>,
+): void {
+  for (const [option, value, least] of options) {
+    if (!Number.isInteger(value) || value < least) {
+      throw new ConfigurationError({
+        message: `${owner}: ${option} must be an integer of at least ${least}, got ${value}`,
+      });
+    }
+  }
 }

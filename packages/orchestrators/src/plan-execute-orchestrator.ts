@@ -11,7 +11,6 @@ import {
   latestToolResults,
   RequestContext,
   recordStep,
-  recordUsage,
   routeToUser,
   type ToolCall,
   type ToolMessage,
@@ -21,7 +20,12 @@ import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchb
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { routerConversation } from './llm-route-prompt.js';
-import { type AnswerCheck, askForStructuredAnswer, type StructuredAnswer } from './llm-structured-output.js';
+import {
+  type AnswerCheck,
+  askForDecision,
+  checkWholeNumbers,
+  type DecisionAnswer,
+} from './llm-structured-output.js';
 import {
   DEFAULT_PLANNER_INSTRUCTIONS,
   planPrompt,
@@ -59,8 +63,6 @@ export interface PlanExecuteOrchestratorOptions extends LlmClientOptions {
   maxRetries?: number;
   temperature?: number;
 }
-
-type Asked<Value> = { ok: true; value: Value } | { ok: false; problem: string };
 
 const FALLBACK_CALL = 'plan-fallback-';
 
@@ -125,17 +127,11 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     const owner = `PlanExecuteOrchestrator '${name}'`;
     if (typeof model !== 'string' || model === '')
       throw new ConfigurationError({ message: `${owner} needs a model name` });
-    for (const [option, value, least] of [
+    checkWholeNumbers(owner, [
       ['maxReplans', maxReplans, 0],
       ['historyWindow', historyWindow, 1],
       ['maxRetries', maxRetries, 0],
-    ] as const) {
-      if (!Number.isInteger(value) || value < least) {
-        throw new ConfigurationError({
-          message: `${owner}: ${option} must be an integer of at least ${least}, got ${value}`,
-        });
-      }
-    }
+    ]);
     this.model = model;
     this.maxReplans = maxReplans;
     this.#client = clientResolver(owner, { client, apiKey, baseURL });
@@ -298,38 +294,20 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
   }
 
   /** One structured model call: the valid answer, or what went wrong. API errors become a problem unless the request was cancelled. */
-  async #ask<Value>(
+  #ask<Value>(
     conversation: Conversation,
     schema: { responseFormat: ResponseFormatJSONSchema; check(content: string): AnswerCheck<Value> },
     messages: ChatCompletionMessageParam[],
-  ): Promise<Asked<Value>> {
-    // Outside the try: a missing `openai` package is a configuration error, not a case for the fallback.
-    const client = await this.#client();
-    let answer: StructuredAnswer<Value>;
-    try {
-      answer = await askForStructuredAnswer({
-        client,
-        model: this.model,
-        temperature: this.#temperature,
-        messages,
-        responseFormat: schema.responseFormat,
-        check: schema.check,
-        maxRetries: this.#maxRetries,
-      });
-    } catch (error) {
-      if (RequestContext.tryCurrent()?.signal.aborted) throw error;
-      return {
-        ok: false,
-        problem: `the model could not be reached: ${error instanceof Error ? error.message : String(error)}`,
-      };
-    }
-    recordUsage(conversation, answer.usage);
-    if (answer.value !== undefined) return { ok: true, value: answer.value };
-    const attempts = answer.retries + 1;
-    return {
-      ok: false,
-      problem: `no valid answer after ${attempts} attempt${attempts > 1 ? 's' : ''}: ${answer.problems.at(-1) ?? 'no answer'}`,
-    };
+  ): Promise<DecisionAnswer<Value>> {
+    return askForDecision(conversation, {
+      client: this.#client,
+      model: this.model,
+      temperature: this.#temperature,
+      messages,
+      responseFormat: schema.responseFormat,
+      check: schema.check,
+      maxRetries: this.#maxRetries,
+    });
   }
 
   /** What the user reads when there is no agent to plan with. Override to change the wording. */

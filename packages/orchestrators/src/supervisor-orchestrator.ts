@@ -9,8 +9,6 @@ import {
   type Decision,
   latestToolResults,
   OrchestratorError,
-  RequestContext,
-  recordUsage,
   routeToUser,
   type ToolCall,
   type ToolMessage,
@@ -21,7 +19,7 @@ import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchb
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { LlmRouterFallback } from './llm-orchestrator.js';
 import { routerConversation } from './llm-route-prompt.js';
-import { askForStructuredAnswer, type StructuredAnswer } from './llm-structured-output.js';
+import { askForDecision, checkWholeNumbers, type DecisionAnswer } from './llm-structured-output.js';
 import {
   DEFAULT_SUPERVISOR_INSTRUCTIONS,
   DEFAULT_SYNTHESIS_INSTRUCTIONS,
@@ -125,17 +123,11 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
     const owner = `SupervisorOrchestrator '${name}'`;
     if (typeof model !== 'string' || model === '')
       throw new ConfigurationError({ message: `${owner} needs a model name` });
-    for (const [option, value, least] of [
+    checkWholeNumbers(owner, [
       ['maxRounds', maxRounds, 1],
       ['historyWindow', historyWindow, 1],
       ['maxRetries', maxRetries, 0],
-    ] as const) {
-      if (!Number.isInteger(value) || value < least) {
-        throw new ConfigurationError({
-          message: `${owner}: ${option} must be an integer of at least ${least}, got ${value}`,
-        });
-      }
-    }
+    ]);
     if (fallback && 'agent' in fallback && !this.agents.some((agent) => agent.name === fallback.agent)) {
       throw new ConfigurationError({
         message: `${owner}: fallback agent '${fallback.agent}' is not one of its agents: ${this.agents.map((agent) => agent.name).join(', ') || '(none)'}`,
@@ -234,40 +226,24 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
   }
 
   /** One structured model call: the valid answer, or what went wrong. API errors become a problem unless the request was cancelled. */
-  async #ask(
+  #ask(
     conversation: Conversation,
     stage: SupervisorStage,
     messages: ChatCompletionMessageParam[],
-  ): Promise<{ ok: true; value: SupervisorAnswer } | { ok: false; problem: string }> {
-    const names = conversation.agents.map((agent) => agent.name);
-    const { responseFormat, check } = supervisorSchema(names, stage);
-    // Outside the try: a missing `openai` package is a configuration error, not a case for the fallback.
-    const client = await this.#client();
-    let answer: StructuredAnswer<SupervisorAnswer>;
-    try {
-      answer = await askForStructuredAnswer({
-        client,
-        model: this.model,
-        temperature: this.#temperature,
-        messages,
-        responseFormat,
-        check,
-        maxRetries: this.#maxRetries,
-      });
-    } catch (error) {
-      if (RequestContext.tryCurrent()?.signal.aborted) throw error;
-      return {
-        ok: false,
-        problem: `the model could not be reached: ${error instanceof Error ? error.message : String(error)}`,
-      };
-    }
-    recordUsage(conversation, answer.usage);
-    if (answer.value) return { ok: true, value: answer.value };
-    const attempts = answer.retries + 1;
-    return {
-      ok: false,
-      problem: `no valid answer after ${attempts} attempt${attempts > 1 ? 's' : ''}: ${answer.problems.at(-1) ?? 'no answer'}`,
-    };
+  ): Promise<DecisionAnswer<SupervisorAnswer>> {
+    const { responseFormat, check } = supervisorSchema(
+      conversation.agents.map((agent) => agent.name),
+      stage,
+    );
+    return askForDecision(conversation, {
+      client: this.#client,
+      model: this.model,
+      temperature: this.#temperature,
+      messages,
+      responseFormat,
+      check,
+      maxRetries: this.#maxRetries,
+    });
   }
 
   /**
