@@ -9,7 +9,7 @@ import {
 import { historyProblems } from '@switchboard/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Agent, defineAgent } from '../../src/agents/agent.js';
-import type { App, AppOptions } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import type { TurnEvent } from '../../src/engine/events.js';
 import type { TurnResult } from '../../src/engine/turn-engine.js';
 import { createRedisStores } from '../../src/redis.js';
@@ -24,26 +24,14 @@ import {
   sleep,
   type TestAppOptions,
 } from '../support/app-fixtures.js';
-import { REDIS_URL, useRedis } from '../support/redis.js';
+import { REDIS_URL, storeSetups, useRedis } from '../support/redis.js';
 
 const redis = useRedis();
 
 const APPROVAL_MESSAGE = 'A supervisor has to approve this first.';
 const DAY_MS = 86_400_000;
 
-/** Where one test's app keeps its sessions. */
-interface Setup {
-  name: string;
-  stores(): Pick<AppOptions, 'sessionStore' | 'memoryStore'>;
-}
-
-const setups: readonly Setup[] = [
-  { name: 'in-memory stores', stores: () => ({}) },
-  {
-    name: 'Redis stores',
-    stores: () => createRedisStores(REDIS_URL, { keyPrefix: redis.prefix() }),
-  },
-];
+const setups = storeSetups(redis);
 
 /** A JSON answer as a client reads it: a turn result, or an error body. */
 interface Answer {

@@ -2,7 +2,7 @@ import { type MessageItem, RequestContext } from '@switchboard/core';
 import { historyProblems } from '@switchboard/runtime/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
-import { type App, type AppOptions, sessionIdForKey } from '../../src/app.js';
+import { type App, sessionIdForKey } from '../../src/app.js';
 import type { TurnResult } from '../../src/engine/turn-engine.js';
 import { createRedisStores } from '../../src/redis.js';
 import type { ApprovalRecord, TurnRecord, TurnStatus } from '../../src/turns/turn-record.js';
@@ -18,25 +18,13 @@ import {
   slowAgent,
   type TestAppOptions,
 } from '../support/app-fixtures.js';
-import { REDIS_URL, useRedis } from '../support/redis.js';
+import { REDIS_URL, storeSetups, useRedis } from '../support/redis.js';
 
 const redis = useRedis();
 
 const INTERRUPTED = 'Stopped before it finished.';
 
-/** Where one test's app keeps its sessions. */
-interface Setup {
-  name: string;
-  stores(): Pick<AppOptions, 'sessionStore' | 'memoryStore'>;
-}
-
-const setups: readonly Setup[] = [
-  { name: 'in-memory stores', stores: () => ({}) },
-  {
-    name: 'Redis stores',
-    stores: () => createRedisStores(REDIS_URL, { keyPrefix: redis.prefix() }),
-  },
-];
+const setups = storeSetups(redis);
 
 /** A JSON answer as a client reads it: a turn result, or an error body. */
 interface Answer {

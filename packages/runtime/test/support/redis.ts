@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
+import type { AppOptions } from '../../src/app.js';
+import { createRedisStores } from '../../src/redis.js';
 
 /** The Redis the tests use: `REDIS_URL`, or the local default. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -90,4 +92,18 @@ export function useRedis(): RedisTestContext {
     },
     keys: (prefix) => scanKeys(admin, prefix),
   };
+}
+
+/** Where one test's app keeps its sessions: for suites that run once in memory and once on Redis. */
+export interface StoreSetup {
+  name: string;
+  stores(): Pick<AppOptions, 'sessionStore' | 'memoryStore'>;
+}
+
+/** In-memory stores, and Redis stores under a fresh prefix of `redis` for each app. */
+export function storeSetups(redis: RedisTestContext): readonly StoreSetup[] {
+  return [
+    { name: 'in-memory stores', stores: () => ({}) },
+    { name: 'Redis stores', stores: () => createRedisStores(REDIS_URL, { keyPrefix: redis.prefix() }) },
+  ];
 }
