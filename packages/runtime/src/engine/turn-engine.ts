@@ -19,11 +19,10 @@ import {
 import type { Agent } from '../agents/agent.js';
 import type { Logger } from '../logging/logger.js';
 import { isPromiseLike } from '../promise-like.js';
-import { sessionStoreId } from '../server/auth.js';
 import { bindMemory, memoryNamespace, userSessionsNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionLease, SessionStore } from '../stores/session-store.js';
-import { tenantSessions } from '../stores/tenant-sessions.js';
+import { sessionStoreId, tenantSessions } from '../stores/tenant-sessions.js';
 import { endTurnSpan } from '../tracing/spans.js';
 import {
   type ApprovalRecord,

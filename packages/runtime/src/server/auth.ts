@@ -118,12 +118,3 @@ export function isPublicRoute(path: string, publicRoutes: readonly string[]): bo
   }
   return false;
 }
-
-/**
- * The session id a store keeps a tenant's session under: the tenant comes
- * first, so that another tenant's request for the same id finds nothing.
- * Without a tenant (no auth), the session id itself.
- */
-export function sessionStoreId(sessionId: string, tenantId: string | undefined): string {
-  return tenantId === undefined ? sessionId : `${encodeURIComponent(tenantId)}/${sessionId}`;
-}

@@ -1,4 +1,3 @@
-import { sessionStoreId } from '../server/auth.js';
 import type { SessionStore } from './session-store.js';
 
 /**
@@ -24,4 +23,13 @@ export function tenantSessions(store: SessionStore, tenantId: string): SessionSt
   if (publishCancel)
     view.publishCancel = (sessionId, turnId) => publishCancel.call(store, id(sessionId), turnId);
   return view;
+}
+
+/**
+ * The session id a store keeps a tenant's session under: the tenant comes
+ * first, so that another tenant's request for the same id finds nothing.
+ * Without a tenant (no auth), the session id itself.
+ */
+export function sessionStoreId(sessionId: string, tenantId: string | undefined): string {
+  return tenantId === undefined ? sessionId : `${encodeURIComponent(tenantId)}/${sessionId}`;
 }
