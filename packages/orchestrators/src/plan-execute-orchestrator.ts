@@ -32,14 +32,16 @@ import {
   planSynthesisPrompt,
   renderPlan,
   replanPrompt,
+  reviewPrompt,
   stepTask,
 } from './plan-prompt.js';
-import { type PlanStep, planSchema, planSynthesisSchema } from './plan-schema.js';
+import { type PlanStep, planReviewSchema, planSchema, planSynthesisSchema } from './plan-schema.js';
 import {
   applyResults,
   dropUnfinished,
   type PlanStepState,
   parseStoredPlan,
+  planView,
   readySteps,
   type StoredPlan,
   withSteps,
@@ -53,8 +55,16 @@ export interface PlanExecuteOrchestratorOptions extends LlmClientOptions {
   agents: readonly AgentMeta[];
   /** The planning model, e.g. `gpt-4o-mini`. It must support JSON-schema structured output. */
   model: string;
-  /** New plans after a failed step, per turn. Default 2. */
+  /** New plans per turn, after a failed step or a review that revised the plan. Default 2. */
   maxReplans?: number;
+  /**
+   * After a round whose steps all succeeded, while steps remain, the model
+   * reviews the results and may replace the remaining steps (a re-plan,
+   * counted against `maxReplans`; once they are used up, the plan runs as it
+   * stands). One model call per such round. Default true; false re-plans
+   * only when a step fails.
+   */
+  reviewResults?: boolean;
   /** Replaces the role description of the planning prompts. */
   instructions?: string;
   /** How many earlier messages the model sees (the current turn is always whole). Default 12. */
@@ -83,6 +93,13 @@ const FALLBACK_CALL = 'plan-fallback-';
  * - A failed step leads to a new plan for the remaining work (a `replan` note
  *   step), at most `maxReplans` times per turn; then the answer is written
  *   from what is known and says what failed.
+ * - After a round whose steps all succeeded, while steps remain, the model
+ *   reviews the results (`reviewResults`, a `review` note step) and may
+ *   replace the remaining steps when a result changed the picture (a
+ *   `replan` note step with `reviewed: true`, counted against `maxReplans`).
+ * - Each round's step and the answer's step carry the whole plan with every
+ *   step's status in their `plan` annotation, so `GET /v1/sessions/:id`
+ *   shows it from the stored turn on any replica.
  * - The plan, with each step's status (`pending`, `running`, `done`,
  *   `failed`) and result, is kept in session memory under
  *   `plan-execute:<name>:<turnId>`, so a turn continues on any replica and the
@@ -103,6 +120,7 @@ const FALLBACK_CALL = 'plan-fallback-';
 export class PlanExecuteOrchestrator extends AbstractOrchestrator {
   readonly model: string;
   readonly maxReplans: number;
+  readonly reviewResults: boolean;
   readonly #client: () => Promise<ChatClient>;
   readonly #instructions: string;
   readonly #historyWindow: number;
@@ -118,6 +136,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     apiKey,
     baseURL,
     maxReplans = 2,
+    reviewResults = true,
     instructions = DEFAULT_PLANNER_INSTRUCTIONS,
     historyWindow = 12,
     maxRetries = 1,
@@ -134,6 +153,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     ]);
     this.model = model;
     this.maxReplans = maxReplans;
+    this.reviewResults = reviewResults;
     this.#client = clientResolver(owner, { client, apiKey, baseURL });
     this.#instructions = instructions;
     this.#historyWindow = historyWindow;
@@ -166,6 +186,9 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
       if (state.replans < this.maxReplans) return this.#replan(conversation, state, failed);
       return this.#synthesise(conversation, state, { replanLimit: true });
     }
+    const remaining = state.steps.some((step) => step.status === 'pending');
+    if (remaining && this.reviewResults && state.replans < this.maxReplans)
+      return this.#review(conversation, state);
     if (readySteps(state).length > 0) return this.#fanOut(conversation, state);
     return this.#synthesise(conversation, state);
   }
@@ -227,6 +250,31 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     return this.#fanOut(conversation, next, asked.value.thought);
   }
 
+  /** After a round that went well: the model keeps the remaining steps, or replaces them because a result changed the picture. */
+  async #review(conversation: Conversation, state: StoredPlan): Promise<Decision> {
+    const names = conversation.agents.map((agent) => agent.name);
+    const schema = planReviewSchema(names, {
+      done: state.steps.filter((step) => step.status === 'done').map((step) => step.id),
+      taken: state.steps.map((step) => step.id),
+    });
+    const asked = await this.#ask(conversation, schema, [
+      { role: 'system', content: reviewPrompt(this.#instructions, conversation.agents) },
+      ...this.#request(conversation),
+      { role: 'user', content: `The plan so far:\n\n${renderPlan(state.steps)}` },
+    ]);
+    if (!asked.ok || !asked.value.revise) {
+      // A review that fails to answer keeps the plan: it is a check, not a step the work depends on.
+      recordStep(conversation, 'review', { revise: false, ...(asked.ok ? {} : { problem: asked.problem }) });
+      return this.#fanOut(conversation, state, asked.ok ? asked.value.thought : undefined);
+    }
+    const replan = state.replans + 1;
+    const { steps, thought } = asked.value;
+    recordStep(conversation, 'replan', { replan, reviewed: true, steps: describeSteps(steps) });
+    const kept = { ...dropUnfinished(state), replans: replan };
+    if (steps.length === 0) return this.#synthesise(conversation, kept);
+    return this.#fanOut(conversation, withSteps(kept, steps, replan + 1), thought);
+  }
+
   async #fanOut(conversation: Conversation, state: StoredPlan, thought?: string): Promise<Decision> {
     const ready = new Set(readySteps(state).map((step) => step.id));
     if (ready.size === 0) return this.#synthesise(conversation, state);
@@ -238,7 +286,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     const calls: ToolCall[] = steps
       .filter((step) => ready.has(step.id))
       .map((step) => toolCall(step.agent, stepTask(step, steps), { id: step.callId, reason, thought }));
-    annotateStep(conversation, { planSteps: [...ready], round });
+    annotateStep(conversation, { planSteps: [...ready], round, plan: planView(steps) });
     await this.#remember({ ...state, rounds: round, steps });
     return calls;
   }
@@ -249,7 +297,12 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     { replanLimit = false }: { replanLimit?: boolean } = {},
   ): Promise<Decision> {
     const failed = state.steps.filter((step) => step.status === 'failed').map((step) => step.id);
-    const recorded = { replans: state.replans, failed, ...(replanLimit ? { replanLimit: true } : {}) };
+    const recorded = {
+      replans: state.replans,
+      failed,
+      plan: planView(state.steps),
+      ...(replanLimit ? { replanLimit: true } : {}),
+    };
     await this.#remember(state);
     const asked = await this.#ask(conversation, planSynthesisSchema(), [
       { role: 'system', content: planSynthesisPrompt() },

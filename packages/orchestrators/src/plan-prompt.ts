@@ -56,6 +56,26 @@ Answer with a JSON object with the fields thought, steps and answer.`;
 }
 
 /**
+ * The system prompt of a review after a round whose steps all succeeded.
+ * @example
+ * ```ts
+ * const system = reviewPrompt(DEFAULT_PLANNER_INSTRUCTIONS, conversation.agents);
+ * ```
+ */
+export function reviewPrompt(instructions: string, agents: readonly AgentMeta[]): string {
+  return `${instructions}
+
+Some steps of your plan are done. Read their results: when the remaining steps still fit, answer with "revise": false and no steps. When a result changes the picture (the remaining steps are no longer needed, no longer enough, or need another agent), answer with "revise": true and the steps that replace every remaining step; they may depend on done steps by id, must not reuse the id of an earlier step, and may be none when nothing more is needed.
+
+Agents:
+${agentList(agents)}
+
+${PLAN_RULES}
+
+Answer with a JSON object with the fields thought, revise, steps and answer (empty).`;
+}
+
+/**
  * The system prompt of the synthesis.
  * @example
  * ```ts

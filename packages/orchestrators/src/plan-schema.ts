@@ -176,6 +176,73 @@ export function planSchema(
   return { responseFormat, check };
 }
 
+/** A review of the plan after a round: keep the remaining steps, or replace them. */
+export type PlanReview = { revise: false; thought?: string } | ({ revise: true } & PlanAnswer);
+
+/**
+ * The strict JSON schema and validator of a review after a round: `revise`
+ * false keeps the remaining steps as they are; true replaces them with
+ * `steps` (checked like a re-plan: `done` and `taken` as in
+ * {@link planSchema}), or, with no steps, ends the work so the answer can be
+ * written.
+ *
+ * @example
+ * ```ts
+ * const { check } = planReviewSchema(['flights', 'hotels'], { done: ['f'], taken: ['f', 'h'] });
+ * check('{"thought":"still fits","revise":false,"steps":[],"answer":""}');
+ * ```
+ */
+export function planReviewSchema(
+  names: readonly string[],
+  { done, taken }: { done: readonly string[]; taken: readonly string[] },
+): { responseFormat: ResponseFormatJSONSchema; check(content: string): AnswerCheck<PlanReview> } {
+  const plan = planSchema(names, { done, taken, replan: true });
+  const inner = plan.responseFormat.json_schema.schema as {
+    properties: Record<string, unknown>;
+    required: string[];
+  };
+  const responseFormat: ResponseFormatJSONSchema = {
+    type: 'json_schema',
+    json_schema: {
+      name: 'plan_review',
+      description:
+        'Whether the remaining steps still fit the results so far, and if not, the steps that replace them',
+      strict: true,
+      schema: {
+        type: 'object',
+        properties: {
+          thought: inner.properties.thought,
+          revise: { type: 'boolean', description: 'true to replace the remaining steps with "steps"' },
+          steps: inner.properties.steps,
+          answer: { type: 'string', description: 'Leave empty' },
+        },
+        required: ['thought', 'revise', 'steps', 'answer'],
+        additionalProperties: false,
+      },
+    },
+  };
+  function check(content: string): AnswerCheck<PlanReview> {
+    const json = parseJson(content);
+    const revise = json.ok ? (json.value as { revise?: unknown } | null)?.revise : undefined;
+    if (typeof revise !== 'boolean') {
+      return {
+        ok: false,
+        feedback: `Your answer needs "revise": true or false. Answer again with a JSON object with the fields thought, revise, ${PLAN_FIELDS.replace('thought, ', '')}.`,
+      };
+    }
+    if (!revise) {
+      const thought = (json as { value: { thought?: unknown } }).value.thought;
+      return {
+        ok: true,
+        value: { revise: false, thought: typeof thought === 'string' ? thought : undefined },
+      };
+    }
+    const checked = plan.check(content);
+    return checked.ok ? { ok: true, value: { revise: true, ...checked.value } } : checked;
+  }
+  return { responseFormat, check };
+}
+
 /**
  * The strict JSON schema and validator of a synthesis: `{ thought, answer }`
  * with a non-empty answer.

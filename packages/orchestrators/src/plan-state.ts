@@ -86,3 +86,15 @@ export function dropUnfinished(state: StoredPlan): StoredPlan {
     steps: state.steps.filter((step) => step.status === 'done' || step.status === 'failed'),
   };
 }
+
+/** What a step's annotations show of the plan: each step's id, goal, agent, dependencies, status and plan number. */
+export function planView(steps: readonly PlanStepState[]) {
+  return steps.map(({ id, goal, agent, dependsOn, status, plan }) => ({
+    id,
+    goal,
+    agent,
+    dependsOn: [...dependsOn],
+    status,
+    plan,
+  }));
+}

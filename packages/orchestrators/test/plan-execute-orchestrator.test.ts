@@ -28,6 +28,19 @@ function plan(steps: Step[], answer = ''): ScriptedReply {
   };
 }
 
+/** A review after a round: keep the remaining steps, or replace them with `steps`. */
+function review(steps?: Step[]): ScriptedReply {
+  return {
+    content: JSON.stringify({
+      thought: steps ? 'a result changed the picture' : 'the plan still fits',
+      revise: steps !== undefined,
+      steps: (steps ?? []).map(([id, agent, goal, dependsOn = []]) => ({ id, agent, goal, dependsOn })),
+      answer: '',
+    }),
+    usage: { inputTokens: 20, outputTokens: 4 },
+  };
+}
+
 function synthesis(answer: string): ScriptedReply {
   return {
     content: JSON.stringify({ thought: 'done', answer }),
@@ -116,6 +129,8 @@ describe('PlanExecuteOrchestrator', () => {
         ['stay', 'hotels', 'Find a hotel near the arrival airport', ['fly']],
         ['days', 'itinerary', 'Write a two-day itinerary', ['stay', 'sky']],
       ]),
+      review(),
+      review(),
       synthesis('Fly Friday, sleep near FCO, sunny days ahead.'),
     ]);
     expect(turn.status).toBe('completed');
@@ -140,17 +155,76 @@ describe('PlanExecuteOrchestrator', () => {
       { id: 'stay', goal: 'Find a hotel near the arrival airport', agent: 'hotels', dependsOn: ['fly'] },
       { id: 'days', goal: 'Write a two-day itinerary', agent: 'itinerary', dependsOn: ['stay', 'sky'] },
     ]);
-    expect(rest.map((step) => [step.kind, step.annotations?.planSteps, step.annotations?.round])).toEqual([
+    expect(
+      rest.map((step) => [step.kind, step.label ?? step.annotations?.planSteps, step.annotations?.round]),
+    ).toEqual([
       ['fan-out', ['fly', 'sky'], 1],
+      ['note', 'review', undefined],
       ['call', ['stay'], 2],
+      ['note', 'review', undefined],
       ['call', ['days'], 3],
       ['answer', undefined, undefined],
     ]);
-    // Both model calls are counted in the turn's usage.
-    expect(turn.usage).toMatchObject({ inputTokens: 70, outputTokens: 25 });
+    // The plan with each step's status is on the stored steps: running in a round, done in the answer's.
+    const statusesIn = (index: number) =>
+      Object.fromEntries(
+        ((rest[index]?.annotations?.plan ?? []) as { id: string; status: string }[]).map((step) => [
+          step.id,
+          step.status,
+        ]),
+      );
+    expect(statusesIn(2)).toEqual({ fly: 'done', sky: 'done', stay: 'running', days: 'pending' });
+    expect(statusesIn(5)).toEqual({ fly: 'done', sky: 'done', stay: 'done', days: 'done' });
+    // Every model call (plan, two reviews, synthesis) is counted in the turn's usage.
+    expect(turn.usage).toMatchObject({ inputTokens: 110, outputTokens: 33 });
     expect(statuses(stored)).toEqual({ fly: 'done', sky: 'done', stay: 'done', days: 'done' });
     expect(stored?.steps.find((step) => step.id === 'days')?.result).toBe('itinerary result #1');
-    expect(promptOf(requests[1])).toContain('itinerary result #1');
+    expect(promptOf(requests[1])).toContain('flights result #1');
+    expect(promptOf(requests[3])).toContain('itinerary result #1');
+  });
+
+  it('revises the rest of the plan when a result changes the picture, within the re-plan bound', async () => {
+    const { turn, log, stored, requests } = await runPlan(
+      [
+        plan([
+          ['fly', 'flights', 'Find flights to Rome'],
+          ['stay', 'hotels', 'Find a hotel near the arrival airport', ['fly']],
+        ]),
+        (request) => {
+          // The review reads the round's result before the next step runs.
+          expect(promptOf(request)).toContain('flights result #1');
+          return review([['centre', 'hotels', 'Find a hotel in the centre: no flight fits', ['fly']]]);
+        },
+        synthesis('No flight fits; a hotel in the centre.'),
+      ],
+      { maxReplans: 1 },
+    );
+    expect(turn.status).toBe('completed');
+    // The replaced step never ran; its replacement did, with the done step's result.
+    expect(log.tasks.hotels).toHaveLength(1);
+    expect(log.tasks.hotels?.[0]).toMatch(/^Find a hotel in the centre/);
+    expect(log.tasks.hotels?.[0]).toContain('flights result #1');
+    const replan = turn.steps.find((step) => step.label === 'replan');
+    expect(replan?.annotations).toMatchObject({ replan: 1, reviewed: true, steps: [{ id: 'centre' }] });
+    expect(statuses(stored)).toEqual({ fly: 'done', centre: 'done' });
+    // The bound is used up: no further review before the synthesis.
+    expect(requests).toHaveLength(3);
+  });
+
+  it('runs the plan as written without reviews when reviewResults is false', async () => {
+    const { turn, requests } = await runPlan(
+      [
+        plan([
+          ['fly', 'flights', 'Find flights to Rome'],
+          ['stay', 'hotels', 'Find a hotel near the arrival airport', ['fly']],
+        ]),
+        synthesis('Fly Friday; hotel near FCO.'),
+      ],
+      { reviewResults: false },
+    );
+    expect(turn.reply).toBe('Fly Friday; hotel near FCO.');
+    expect(turn.steps.some((step) => step.label === 'review')).toBe(false);
+    expect(requests).toHaveLength(2);
   });
 
   it('re-plans once after a failed step and completes the turn', async () => {
@@ -160,6 +234,7 @@ describe('PlanExecuteOrchestrator', () => {
           ['fly', 'flights', 'Find flights to Rome'],
           ['stay', 'hotels', 'Find a hotel near the airport', ['fly']],
         ]),
+        review(),
         (request) => {
           // The re-plan sees the done step's result and the failure, without the error's text.
           const prompt = promptOf(request);
@@ -187,7 +262,7 @@ describe('PlanExecuteOrchestrator', () => {
     });
     expect(statuses(stored)).toEqual({ fly: 'done', stay: 'failed', bnb: 'done' });
     expect(stored?.replans).toBe(1);
-    expect(requests).toHaveLength(3);
+    expect(requests).toHaveLength(4);
   });
 
   it('stops at the re-plan limit with an answer that says what failed', async () => {
