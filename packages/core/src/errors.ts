@@ -176,9 +176,21 @@ export class AgentError extends SystemError {
 export class AgentTimeoutError extends AgentError {
   override readonly code = 'agent_timeout';
   readonly timeoutMs: number;
-  constructor({ agent, timeoutMs }: { agent: string; timeoutMs: number }) {
-    super({ agent, message: `timed out after ${timeoutMs} ms` });
+  /** True when the call ran past its fan-in grace period (`ToolCall.fanInGraceMs`) rather than its deadline. */
+  readonly fanInGrace: boolean;
+  constructor({
+    agent,
+    timeoutMs,
+    fanInGrace = false,
+  }: { agent: string; timeoutMs: number; fanInGrace?: boolean }) {
+    super({
+      agent,
+      message: fanInGrace
+        ? `did not reply within ${timeoutMs} ms of a sibling's reply (its fan-in grace period)`
+        : `timed out after ${timeoutMs} ms`,
+    });
     this.timeoutMs = timeoutMs;
+    this.fanInGrace = fanInGrace;
   }
 }
 

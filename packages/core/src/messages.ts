@@ -73,6 +73,19 @@ export const ToolCallSchema = z.object({
    * approval policy can require approval too; this asks for it on one call.
    */
   requiresApproval: z.boolean().optional(),
+  /**
+   * This call's deadline in milliseconds, from its start: the agent's own
+   * timeout (or the app's `agentTimeoutMs`) when that is shorter. A call past
+   * its deadline is aborted and replies with an `agent_timeout` error.
+   */
+  timeoutMs: z.number().int().positive().optional(),
+  /**
+   * In a fan-out: once a sibling has replied successfully, this call has at
+   * most this many more milliseconds before it is aborted and replies with
+   * an `agent_timeout` error, so that one slow branch does not hold up the
+   * results of the others. Ignored on a call that runs alone.
+   */
+  fanInGraceMs: z.number().int().nonnegative().optional(),
 });
 
 /** A routing decision: call one agent, or answer the user through `route_to_user`. */
@@ -118,6 +131,10 @@ export interface ToolCallOptions {
   id?: string;
   /** Pause the turn for a person's approval before this call runs (see `ToolCall.requiresApproval`). */
   requiresApproval?: boolean;
+  /** This call's deadline (see `ToolCall.timeoutMs`). */
+  timeoutMs?: number;
+  /** In a fan-out, how long this call may run on once a sibling replied (see `ToolCall.fanInGraceMs`). */
+  fanInGraceMs?: number;
 }
 
 /**
@@ -140,7 +157,7 @@ export function toolCall(toolName: string, message: string, { id, ...rest }: Too
  */
 export function routeToUser(
   message: string,
-  options: Omit<ToolCallOptions, 'input' | 'requiresApproval'> = {},
+  options: Omit<ToolCallOptions, 'input' | 'requiresApproval' | 'timeoutMs' | 'fanInGraceMs'> = {},
 ): ToolCall {
   return toolCall(ROUTE_TO_USER, message, options);
 }

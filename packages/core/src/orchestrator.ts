@@ -159,7 +159,8 @@ function isAllowed(name: string, agents: readonly AgentMeta[]): boolean {
 /** The common case, checked without allocating; zod runs only when this says no, to explain why. */
 function looksLikeToolCall(value: unknown): value is ToolCall {
   if (typeof value !== 'object' || value === null) return false;
-  const { id, toolName, message, thought, reason, requiresApproval } = value as Record<string, unknown>;
+  const { id, toolName, message, thought, reason, requiresApproval, timeoutMs, fanInGraceMs } =
+    value as Record<string, unknown>;
   return (
     typeof id === 'string' &&
     id.length > 0 &&
@@ -168,7 +169,9 @@ function looksLikeToolCall(value: unknown): value is ToolCall {
     typeof message === 'string' &&
     (thought === undefined || typeof thought === 'string') &&
     (reason === undefined || typeof reason === 'string') &&
-    (requiresApproval === undefined || typeof requiresApproval === 'boolean')
+    (requiresApproval === undefined || typeof requiresApproval === 'boolean') &&
+    (timeoutMs === undefined || (Number.isInteger(timeoutMs) && (timeoutMs as number) > 0)) &&
+    (fanInGraceMs === undefined || (Number.isInteger(fanInGraceMs) && (fanInGraceMs as number) >= 0))
   );
 }
 

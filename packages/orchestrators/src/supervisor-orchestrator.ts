@@ -55,6 +55,18 @@ export interface SupervisorOrchestratorOptions extends LlmClientOptions {
   /** Further attempts after an invalid answer, each with feedback. Default 1. */
   maxRetries?: number;
   temperature?: number;
+  /**
+   * Each branch's deadline in milliseconds (`ToolCall.timeoutMs`; an agent's
+   * own shorter timeout still applies). Default: the agents' timeouts.
+   */
+  branchTimeoutMs?: number;
+  /**
+   * How long the other branches may run on once one has replied
+   * (`ToolCall.fanInGraceMs`): a branch still running then is reported to the
+   * synthesis as missing. Default 10 000 ms; `null` waits for every branch up
+   * to its deadline.
+   */
+  fanInGraceMs?: number | null;
 }
 
 /**
@@ -77,10 +89,11 @@ export interface SupervisorOrchestratorOptions extends LlmClientOptions {
  *   with what is missing named.
  *
  * Rounds are counted from the current turn's agent replies, never kept on the
- * instance, so a turn may continue on another replica. Per-branch deadlines
- * are the agents' own timeouts (the runtime reports a timed-out branch as a
- * failed reply). The answer is delivered through `routeToUser`, so it is not
- * streamed token by token: a decision is a whole value.
+ * instance, so a turn may continue on another replica. Each branch has a
+ * deadline (`branchTimeoutMs`, else its agent's timeout), and once one branch
+ * has replied the others have `fanInGraceMs` more: a fan-in never waits on
+ * its slowest branch for long. The runtime reports a timed-out branch as a
+ * failed reply, which the synthesis sees as missing.
  *
  * @example
  * ```ts
@@ -96,6 +109,8 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
   readonly model: string;
   readonly maxRounds: number;
   readonly fallback?: LlmRouterFallback;
+  /** The bounds given to every branch call (`timeoutMs`, `fanInGraceMs`). */
+  readonly #bounds: { timeoutMs?: number; fanInGraceMs?: number };
   readonly #client: () => Promise<ChatClient>;
   readonly #instructions: string;
   readonly #synthesisInstructions: string;
@@ -118,6 +133,8 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
     fallback,
     maxRetries = 1,
     temperature,
+    branchTimeoutMs,
+    fanInGraceMs = 10_000,
   }: SupervisorOrchestratorOptions) {
     super({ name, description, agents });
     const owner = `SupervisorOrchestrator '${name}'`;
@@ -127,6 +144,8 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
       ['maxRounds', maxRounds, 1],
       ['historyWindow', historyWindow, 1],
       ['maxRetries', maxRetries, 0],
+      ...(branchTimeoutMs === undefined ? [] : [['branchTimeoutMs', branchTimeoutMs, 1] as const]),
+      ...(fanInGraceMs === null ? [] : [['fanInGraceMs', fanInGraceMs, 0] as const]),
     ]);
     if (fallback && 'agent' in fallback && !this.agents.some((agent) => agent.name === fallback.agent)) {
       throw new ConfigurationError({
@@ -136,6 +155,10 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
     this.model = model;
     this.maxRounds = maxRounds;
     this.fallback = fallback;
+    this.#bounds = {
+      ...(branchTimeoutMs === undefined ? {} : { timeoutMs: branchTimeoutMs }),
+      ...(fanInGraceMs === null ? {} : { fanInGraceMs }),
+    };
     this.#client = clientResolver(owner, { client, apiKey, baseURL });
     this.#instructions = instructions;
     this.#synthesisInstructions = synthesisInstructions;
@@ -214,7 +237,12 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
     const reason = `round ${round}: ${subGoals.length} sub-goal${subGoals.length > 1 ? 's' : ''}`;
     const correlationId = createId('fan');
     const calls = subGoals.map((goal, index) =>
-      toolCall(goal.agent, goal.task, { id: branchId(correlationId, index), reason, thought }),
+      toolCall(goal.agent, goal.task, {
+        ...this.#bounds,
+        id: branchId(correlationId, index),
+        reason,
+        thought,
+      }),
     );
     annotateStep(conversation, {
       correlationId,
@@ -262,6 +290,7 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
     ) {
       const correlationId = createId('fan');
       const call = toolCall(fallback.agent, currentUserMessage(conversation).content, {
+        ...this.#bounds,
         id: branchId(correlationId, 0),
         reason,
         thought: problem,

@@ -144,6 +144,38 @@ describe('SupervisorOrchestrator', () => {
     expect(turn.steps.at(-1)?.annotations).toMatchObject({ missing: ['hotels'] });
   });
 
+  it('reports a branch still running after the fan-in grace period as missing, without waiting for its timeout', async () => {
+    const hanging = defineAgent({
+      name: 'hotels',
+      description: 'Finds hotels',
+      // Answers only when its 60 s agent timeout would end it: the grace period must cut it short.
+      run: (_message, { signal }) =>
+        new Promise<string>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+    });
+    const agents = [...travelAgents().filter((agent) => agent.name !== 'hotels'), hanging];
+    const { turn, requests } = await supervise(
+      [
+        plan({ flights: 'Flights to Rome', hotels: 'A hotel in Rome', weather: 'Rome weather' }),
+        (request) => {
+          const results = String(request.body.messages.at(-1)?.content);
+          expect(results).toMatch(
+            /MISSING: agent "hotels" gave no result \(Agent 'hotels' did not reply within 150 ms/,
+          );
+          return plan({}, 'Fly Friday; sunny. Missing: no hotel could be found in time.');
+        },
+      ],
+      { agents, fanInGraceMs: 150, branchTimeoutMs: 20_000 },
+    );
+    expect(turn.reply).toBe('Fly Friday; sunny. Missing: no hotel could be found in time.');
+    expect(turn.steps[0]?.calls.map((call) => [call.agent, call.fanInGraceMs, call.timeoutMs])).toEqual([
+      ['flights', 150, 20_000],
+      ['hotels', 150, 20_000],
+      ['weather', 150, 20_000],
+    ]);
+    expect(turn.steps.at(-1)?.annotations).toMatchObject({ missing: ['hotels'] });
+    expect(requests).toHaveLength(2);
+  });
+
   it('runs a second round when the synthesis asks for more, with a new correlation id', async () => {
     const { turn, requests } = await supervise([
       plan({ flights: 'Flights to Rome' }),

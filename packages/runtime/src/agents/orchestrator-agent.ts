@@ -16,6 +16,7 @@ import {
   validateDecision,
 } from '@switchboard/core';
 import { isPausedCall, orchestratorReply, runAgentCall } from '../engine/agent-runner.js';
+import { FanIn } from '../engine/fan-in.js';
 import { toRouteStep } from '../engine/route-step.js';
 import { isoNow } from '../engine/timestamp.js';
 import { withSpan } from '../engine/trace-context.js';
@@ -280,19 +281,23 @@ async function runNested(
       }
 
       // Inner calls run concurrently; each reply is an error message rather than a throw, as in a turn.
+      const fanIn =
+        calls.length > 1 && calls.some((call) => call.fanInGraceMs !== undefined) ? new FanIn() : undefined;
       const replies = await Promise.all(
         calls.map(async (call) => {
           const agent = settings.byName.get(call.toolName) as Agent;
+          const timeoutMs = agent.timeoutMs ?? settings.agentTimeoutMs;
           const outcome = await runAgentCall({
             agent,
             call,
             conversation,
             request,
             parent: decisionContext,
-            timeoutMs: agent.timeoutMs ?? settings.agentTimeoutMs,
+            timeoutMs: call.timeoutMs === undefined ? timeoutMs : Math.min(timeoutMs, call.timeoutMs),
             control,
             emit: undefined,
             exposeErrorDetails: settings.exposeErrorDetails,
+            fanIn,
           });
           return isPausedCall(outcome) ? pausedReply(call) : outcome;
         }),

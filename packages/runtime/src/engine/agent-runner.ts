@@ -15,6 +15,7 @@ import { isPromiseLike } from '../promise-like.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
 import type { TurnEvent } from './events.js';
+import type { FanIn } from './fan-in.js';
 import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
 import type { TurnControl } from './turn-control.js';
@@ -36,6 +37,8 @@ export interface AgentCallContext {
   resume?: AgentResume;
   /** Store and emit a failed call's error text as it is, rather than a safe description of it. */
   exposeErrorDetails?: boolean;
+  /** The fan-in of the call's fan-out, when a sibling set `fanInGraceMs`: told when this call replies, and bounding it by its grace. */
+  fanIn?: FanIn;
 }
 
 /** An agent call that paused for approval (the agent threw an `AgentPause`): no reply yet. */
@@ -116,8 +119,10 @@ function toAgentError(agent: string, error: unknown): AgentError {
  */
 function describeFailure(agent: string, failure: AgentError): string {
   if (AgentTimeoutError.isInstance(failure)) {
-    const { timeoutMs, code } = failure as AgentTimeoutError;
-    return `Agent '${agent}' timed out after ${timeoutMs} ms (${code})`;
+    const { timeoutMs, code, fanInGrace } = failure as AgentTimeoutError;
+    return fanInGrace
+      ? `Agent '${agent}' did not reply within ${timeoutMs} ms of the first reply of its fan-out (${code})`
+      : `Agent '${agent}' timed out after ${timeoutMs} ms (${code})`;
   }
   const description = `Agent '${agent}' failed (${failure.code})`;
   return UserError.isInstance(failure.cause)
@@ -194,8 +199,9 @@ class RunningCall {
   }
 
   finish({ content, metadata, failure }: CallOutcome): ToolMessage {
-    const { agent, call, emit } = this.options;
+    const { agent, call, emit, fanIn } = this.options;
     const status = failure ? 'error' : 'ok';
+    if (!failure) fanIn?.replied();
     // The span keeps the error's own text: traces are for operators.
     endAgentSpan(this.span, { status, content: failure ? failure.message : content, error: failure });
     if (this.base) emit?.({ type: 'agent-end', ...this.base, status, content, endOfMessage: true });
@@ -277,16 +283,20 @@ export function runAgentCall(
     () => abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
     Math.max(0, timeoutMs - (performance.now() - startedAt)),
   );
+  const { fanIn } = options;
+  const unfollow =
+    fanIn && call.fanInGraceMs !== undefined ? fanIn.follow(agent.name, call.fanInGraceMs, abort) : undefined;
   const onDelta = base && ((delta: string) => emit?.({ type: 'agent-delta', ...base, delta }));
   const pending = reply;
   const settled = otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
-  return finishWhenSettled(settled, timer, running);
+  return finishWhenSettled(settled, timer, running, unfollow);
 }
 
 async function finishWhenSettled(
   settled: Promise<AgentReplyWithMetadata>,
   timer: ReturnType<typeof setTimeout>,
   running: RunningCall,
+  unfollow: (() => void) | undefined,
 ): Promise<ToolMessage | PausedCall> {
   let outcome: AgentReplyWithMetadata;
   try {
@@ -295,6 +305,7 @@ async function finishWhenSettled(
     return running.fail(error);
   } finally {
     clearTimeout(timer);
+    unfollow?.();
   }
   return running.finish(outcome);
 }

@@ -32,7 +32,7 @@ export function toRouteStep(
   return {
     hop,
     kind,
-    calls: calls.map(({ id, toolName, message, input, thought, reason }) => {
+    calls: calls.map(({ id, toolName, message, input, thought, reason, timeoutMs, fanInGraceMs }) => {
       const summary: StepCall = { toolCallId: id, agent: toolName };
       // The task text and input are kept so that a resumed turn can run a call whose reply was never stored.
       if (kind !== 'answer') summary.message = message;
@@ -40,6 +40,9 @@ export function toRouteStep(
       // Steps are kept with the session, and these texts repeat from turn to turn: shared, not copied.
       if (thought !== undefined) summary.thought = stepTexts.share(thought);
       if (reason !== undefined) summary.reason = stepTexts.share(reason);
+      // Kept so that a resumed call keeps its bounds.
+      if (timeoutMs !== undefined) summary.timeoutMs = timeoutMs;
+      if (fanInGraceMs !== undefined) summary.fanInGraceMs = fanInGraceMs;
       return summary;
     }),
     decidedAt,

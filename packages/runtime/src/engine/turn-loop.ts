@@ -40,6 +40,7 @@ import {
 } from '../turns/turn-record.js';
 import { isPausedCall, orchestratorReply, type PausedCall, runAgentCall } from './agent-runner.js';
 import { type ApprovalGate, refusalMessage, verdictFor, withdraw } from './approvals.js';
+import { FanIn } from './fan-in.js';
 import { errorCode, toRouteStep } from './route-step.js';
 import { type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
@@ -501,6 +502,7 @@ export class TurnLoop {
   ): Steps<void> {
     const ready: ToolMessage[] = [];
     const waiting: Array<Promise<void>> = [];
+    const fanIn = step.calls.some((call) => call.fanInGraceMs !== undefined) ? new FanIn() : undefined;
     for (const { index, resume } of toRun) {
       const running = this.#runCall(
         turn,
@@ -508,6 +510,7 @@ export class TurnLoop {
         conversation,
         decisionContext,
         resume,
+        fanIn,
       );
       if (!isPromiseLike(running)) {
         const reply = this.#settleCall(turn, step, index, running);
@@ -551,8 +554,10 @@ export class TurnLoop {
     conversation: Conversation,
     decisionContext: ReturnType<typeof otelContext.active>,
     resume: AgentResume | undefined,
+    fanIn?: FanIn,
   ) {
     const agent = this.#parts.agents.get(call.toolName) as Agent;
+    const timeoutMs = agent.timeoutMs ?? this.#parts.options.agentTimeoutMs;
     return runAgentCall({
       resume,
       agent,
@@ -560,10 +565,11 @@ export class TurnLoop {
       conversation,
       request: turn.runtime.requestContext,
       parent: decisionContext,
-      timeoutMs: agent.timeoutMs ?? this.#parts.options.agentTimeoutMs,
+      timeoutMs: call.timeoutMs === undefined ? timeoutMs : Math.min(timeoutMs, call.timeoutMs),
       control: turn.runtime.control,
       emit: turn.runtime.emit,
       exposeErrorDetails: this.#parts.options.exposeErrorDetails,
+      fanIn,
     });
   }
 }

@@ -228,6 +228,8 @@ function callOfStep(call: StepCall): ToolCall {
   if (call.input !== undefined) toolCall.input = call.input;
   if (call.thought !== undefined) toolCall.thought = call.thought;
   if (call.reason !== undefined) toolCall.reason = call.reason;
+  if (call.timeoutMs !== undefined) toolCall.timeoutMs = call.timeoutMs;
+  if (call.fanInGraceMs !== undefined) toolCall.fanInGraceMs = call.fanInGraceMs;
   return toolCall;
 }
 

@@ -56,6 +56,10 @@ export interface StepCall {
   reason?: string;
   /** Set when the call waited for (or was refused) a person's approval. */
   approvalId?: string;
+  /** The call's own deadline, when the orchestrator set one (`ToolCall.timeoutMs`). */
+  timeoutMs?: number;
+  /** The call's fan-in grace period, when the orchestrator set one (`ToolCall.fanInGraceMs`). */
+  fanInGraceMs?: number;
 }
 
 /** One routing decision of a turn, as recorded for `GET /v1/sessions/:id` and the chat response. */

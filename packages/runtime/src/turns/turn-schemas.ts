@@ -41,6 +41,8 @@ export const RouteStepSchema = z.object({
       thought: z.string().optional(),
       reason: z.string().optional(),
       approvalId: z.string().optional(),
+      timeoutMs: z.number().optional(),
+      fanInGraceMs: z.number().optional(),
     }),
   ),
   label: z.string().optional(),
