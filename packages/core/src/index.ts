@@ -68,9 +68,11 @@ export {
 } from './orchestrator.js';
 export {
   annotateStep,
+  discardStreamedAnswer,
   type JsonValue,
   recordStep,
   recordUsage,
+  streamAnswer,
   type StepAnnotations,
   type StepRecorder,
   type TokenUsage,

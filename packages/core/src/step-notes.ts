@@ -46,6 +46,12 @@ export interface StepRecorder {
   note(label: string, annotations?: StepAnnotations): void;
   /** Adds the tokens of a model call made for this decision to its step's (and the turn's) usage. */
   usage(usage: TokenUsage): void;
+  /**
+   * Sends part of the answer this decision is writing to the clients that
+   * stream the turn; `reset` drops what was sent before (see
+   * {@link streamAnswer}). Absent on recorders that stream nothing.
+   */
+  stream?(delta: string, reset?: boolean): void;
 }
 
 /**
@@ -89,4 +95,34 @@ export function recordStep(
  */
 export function recordUsage(conversation: { readonly recorder?: StepRecorder }, usage: TokenUsage): void {
   conversation.recorder?.usage(usage);
+}
+
+/**
+ * Streams part of the answer this decision is writing, as the model writes
+ * it, to the clients that stream the turn (an `answer-delta` event over SSE,
+ * `delta.content` on the OpenAI-compatible stream). The decision still
+ * returns the whole answer with `routeToUser`: that is what is stored and
+ * what the final `message` event carries, and it wins over what was
+ * streamed. Does nothing when nobody streams the turn or on a hand-built
+ * conversation.
+ * @example
+ * ```ts
+ * for await (const chunk of completion) streamAnswer(conversation, chunk.choices[0]?.delta.content ?? '');
+ * ```
+ */
+export function streamAnswer(conversation: { readonly recorder?: StepRecorder }, delta: string): void {
+  if (delta !== '') conversation.recorder?.stream?.(delta);
+}
+
+/**
+ * Drops what {@link streamAnswer} sent for this decision (the model's answer
+ * turned out invalid and is asked again, or the decision became a call):
+ * clients receive an `answer-delta` with `reset: true`.
+ * @example
+ * ```ts
+ * if (!checked.ok) discardStreamedAnswer(conversation);
+ * ```
+ */
+export function discardStreamedAnswer(conversation: { readonly recorder?: StepRecorder }): void {
+  conversation.recorder?.stream?.('', true);
 }

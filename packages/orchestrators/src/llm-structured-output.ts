@@ -1,6 +1,7 @@
 import { context } from '@opentelemetry/api';
 import { ConfigurationError, type Conversation, RequestContext, recordUsage } from '@switchboard/core';
 import { type ChatClient, endGeneration, startGeneration, type TokenUsage } from '@switchboard/runtime';
+import { JsonFieldStream } from './json-field-stream.js';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 
@@ -18,6 +19,85 @@ export interface StructuredAnswerOptions<Value> {
   check(content: string): AnswerCheck<Value>;
   /** Further attempts after an invalid answer, each with the feedback appended. */
   maxRetries: number;
+  /**
+   * Streams one top-level string field of the answer as the model writes it
+   * (the request is then streamed): `onText` gets its decoded text piece by
+   * piece once `when` (given the fields written before it) allows;
+   * `onDiscard` is called when streamed text turned out to belong to an
+   * invalid answer that is asked again, or the call failed.
+   */
+  streamField?: StreamedField;
+}
+
+/** One string field of a structured answer, streamed as it is written (see `StructuredAnswerOptions.streamField`). */
+export interface StreamedField {
+  name: string;
+  when?(before: Record<string, unknown>): boolean;
+  onText(text: string): void;
+  onDiscard(): void;
+}
+
+/** What one model call answered. */
+interface Completion {
+  content: string;
+  refusal?: string | null;
+  usage?: TokenUsage;
+  responseModel?: string;
+  finishReason?: string | null;
+}
+
+/** One model call, whole or streamed (the field's text goes out as it arrives); `streamed` says whether any did. */
+async function complete(
+  client: ChatClient,
+  request: Parameters<ChatClient['chat']['completions']['create']>[0] & { stream?: false },
+  signal: AbortSignal | undefined,
+  field: StreamedField | undefined,
+  sent: { any: boolean },
+): Promise<Completion> {
+  const options = signal ? { signal } : undefined;
+  if (!field) {
+    const completion = await client.chat.completions.create({ ...request, stream: false }, options);
+    const message = completion.choices[0]?.message;
+    return {
+      content: message?.content ?? '',
+      refusal: message?.refusal,
+      usage: completion.usage && {
+        inputTokens: completion.usage.prompt_tokens,
+        outputTokens: completion.usage.completion_tokens,
+      },
+      responseModel: completion.model,
+      finishReason: completion.choices[0]?.finish_reason,
+    };
+  }
+  const stream = await client.chat.completions.create(
+    { ...request, stream: true, stream_options: { include_usage: true } },
+    options,
+  );
+  const reader = new JsonFieldStream(field.name, field.when);
+  const result: Completion = { content: '' };
+  try {
+    for await (const chunk of stream) {
+      result.responseModel ??= chunk.model;
+      if (chunk.usage)
+        result.usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+      const choice = chunk.choices[0];
+      if (!choice) continue;
+      if (choice.delta.refusal) result.refusal = (result.refusal ?? '') + choice.delta.refusal;
+      const piece = choice.delta.content;
+      if (piece) {
+        result.content += piece;
+        const text = reader.push(piece);
+        if (text) {
+          sent.any = true;
+          field.onText(text);
+        }
+      }
+      if (choice.finish_reason) result.finishReason = choice.finish_reason;
+    }
+  } finally {
+    stream.controller.abort();
+  }
+  return result;
 }
 
 /** What {@link askForStructuredAnswer} obtained. */
@@ -68,6 +148,7 @@ export async function askForStructuredAnswer<Value>({
   responseFormat,
   check,
   maxRetries,
+  streamField,
 }: StructuredAnswerOptions<Value>): Promise<StructuredAnswer<Value>> {
   const signal = RequestContext.tryCurrent()?.signal;
   const conversation = [...messages];
@@ -81,44 +162,42 @@ export async function askForStructuredAnswer<Value>({
     const span = startGeneration({ parent: context.active(), model, input: conversation, temperature });
     span.setAttribute('switchboard.attempt', attempt);
     let content: string;
+    const sent = { any: false };
     try {
-      const request = {
-        model,
-        messages: conversation,
-        response_format: responseFormat,
-        stream: false as const,
-      };
-      const completion = await client.chat.completions.create(
+      const request = { model, messages: conversation, response_format: responseFormat };
+      const completion = await complete(
+        client,
         temperature === undefined ? request : { ...request, temperature },
-        signal ? { signal } : undefined,
+        signal,
+        streamField,
+        sent,
       );
-      const usage = completion.usage
-        ? { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens }
-        : undefined;
+      const { usage } = completion;
       if (usage) {
         result.usage.inputTokens += usage.inputTokens;
         result.usage.outputTokens += usage.outputTokens;
       }
-      const message = completion.choices[0]?.message;
-      content = message?.content ?? '';
+      content = completion.content;
       endGeneration(span, {
-        output: content || (message?.refusal ?? ''),
+        output: content || (completion.refusal ?? ''),
         usage,
-        responseModel: completion.model,
-        finishReason: completion.choices[0]?.finish_reason,
+        responseModel: completion.responseModel,
+        finishReason: completion.finishReason ?? undefined,
       });
-      if (!content && message?.refusal) {
-        result.problems.push(`The model refused: ${message.refusal}`);
-        conversation.push({ role: 'assistant', content: message.refusal });
+      if (!content && completion.refusal) {
+        result.problems.push(`The model refused: ${completion.refusal}`);
+        conversation.push({ role: 'assistant', content: completion.refusal });
         conversation.push({ role: 'user', content: 'Answer with the JSON object the schema asks for.' });
         continue;
       }
     } catch (error) {
       endGeneration(span, { error });
+      if (sent.any) streamField?.onDiscard();
       throw error;
     }
     const checked = check(content);
     if (checked.ok) return { ...result, value: checked.value };
+    if (sent.any) streamField?.onDiscard();
     result.problems.push(checked.feedback);
     conversation.push({ role: 'assistant', content }, { role: 'user', content: checked.feedback });
   }

@@ -8,10 +8,12 @@ import {
   createId,
   currentUserMessage,
   type Decision,
+  discardStreamedAnswer,
   latestToolResults,
   RequestContext,
   recordStep,
   routeToUser,
+  streamAnswer,
   type ToolCall,
   type ToolMessage,
   toolCall,
@@ -25,6 +27,7 @@ import {
   askForDecision,
   checkWholeNumbers,
   type DecisionAnswer,
+  type StreamedField,
 } from './llm-structured-output.js';
 import {
   DEFAULT_PLANNER_INSTRUCTIONS,
@@ -106,7 +109,8 @@ const FALLBACK_CALL = 'plan-fallback-';
  *   plan stays visible in the session. When it cannot be read back, the
  *   latest replies go to the user as they are.
  *
- * Every model call's tokens are counted in the step's usage.
+ * Every model call's tokens are counted in the step's usage; the answer
+ * streams to the client as the model writes it (`streamAnswer`).
  *
  * @example
  * ```ts
@@ -304,11 +308,21 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
       ...(replanLimit ? { replanLimit: true } : {}),
     };
     await this.#remember(state);
-    const asked = await this.#ask(conversation, planSynthesisSchema(), [
-      { role: 'system', content: planSynthesisPrompt() },
-      ...this.#request(conversation),
-      { role: 'user', content: `The steps and their results:\n\n${renderPlan(state.steps)}` },
-    ]);
+    const asked = await this.#ask(
+      conversation,
+      planSynthesisSchema(),
+      [
+        { role: 'system', content: planSynthesisPrompt() },
+        ...this.#request(conversation),
+        { role: 'user', content: `The steps and their results:\n\n${renderPlan(state.steps)}` },
+      ],
+      // The answer streams to the client as the model writes it.
+      {
+        name: 'answer',
+        onText: (text) => streamAnswer(conversation, text),
+        onDiscard: () => discardStreamedAnswer(conversation),
+      },
+    );
     const note = replanLimit ? `\n\n${this.replanLimitNote(state)}` : '';
     if (!asked.ok) {
       annotateStep(conversation, { ...recorded, synthesis: 'fallback' });
@@ -351,6 +365,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     conversation: Conversation,
     schema: { responseFormat: ResponseFormatJSONSchema; check(content: string): AnswerCheck<Value> },
     messages: ChatCompletionMessageParam[],
+    streamField?: StreamedField,
   ): Promise<DecisionAnswer<Value>> {
     return askForDecision(conversation, {
       client: this.#client,
@@ -360,6 +375,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
       responseFormat: schema.responseFormat,
       check: schema.check,
       maxRetries: this.#maxRetries,
+      ...(streamField ? { streamField } : {}),
     });
   }
 

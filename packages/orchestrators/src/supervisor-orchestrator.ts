@@ -7,10 +7,12 @@ import {
   createId,
   currentUserMessage,
   type Decision,
+  discardStreamedAnswer,
   latestToolResults,
   OrchestratorError,
   routeToUser,
   type ToolCall,
+  streamAnswer,
   type ToolMessage,
   toolCall,
   turnMessages,
@@ -93,7 +95,8 @@ export interface SupervisorOrchestratorOptions extends LlmClientOptions {
  * deadline (`branchTimeoutMs`, else its agent's timeout), and once one branch
  * has replied the others have `fanInGraceMs` more: a fan-in never waits on
  * its slowest branch for long. The runtime reports a timed-out branch as a
- * failed reply, which the synthesis sees as missing.
+ * failed reply, which the synthesis sees as missing. The answer streams to
+ * the client as the model writes it (`streamAnswer`).
  *
  * @example
  * ```ts
@@ -271,6 +274,14 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
       responseFormat,
       check,
       maxRetries: this.#maxRetries,
+      // The answer streams as the model writes it, once the sub-goals written before it show it is final.
+      streamField: {
+        name: 'answer',
+        when: (before) =>
+          stage === 'synthesise-final' || (Array.isArray(before.subgoals) && before.subgoals.length === 0),
+        onText: (text) => streamAnswer(conversation, text),
+        onDiscard: () => discardStreamedAnswer(conversation),
+      },
     });
   }
 

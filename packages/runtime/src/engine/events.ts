@@ -39,6 +39,16 @@ export type TurnEvent =
       risk: ApprovalRisk;
       expiresAt: string | null;
     })
+  | (EventBase & {
+      /**
+       * Part of the answer as the orchestrator writes it (`streamAnswer`); the
+       * `message` event that follows, with the same `messageId`, holds the
+       * whole answer and wins. `reset`: drop what was streamed so far.
+       */
+      type: 'answer-delta';
+      delta: string;
+      reset?: boolean;
+    })
   | (EventBase & { type: 'message'; content: string })
   | (EventBase & { type: 'error'; code: string; message: string })
   | (EventBase & { type: 'turn-end'; status: TurnStatus; traceId?: string });

@@ -212,7 +212,7 @@ export class TurnLoop {
       }
     }
     const answer: AssistantMessage = {
-      id: createId('msg'),
+      id: turn.answerId ?? createId('msg'),
       role: 'assistant',
       content: outcome.reply,
       toolCallId: outcome.toolCallId,

@@ -1,12 +1,13 @@
 import type { Context, Span } from '@opentelemetry/api';
-import type {
-  MessageItem,
-  RequestContext,
-  StepAnnotations,
-  StepRecorder,
-  TokenUsage,
-  ToolCall,
-  ToolMessage,
+import {
+  createId,
+  type MessageItem,
+  type RequestContext,
+  type StepAnnotations,
+  type StepRecorder,
+  type TokenUsage,
+  type ToolCall,
+  type ToolMessage,
 } from '@switchboard/core';
 import type { SessionLease, SessionStore } from '../stores/session-store.js';
 import type {
@@ -30,6 +31,12 @@ export class DecisionNotes implements StepRecorder {
   notes: RouteStep[] | undefined;
   annotations: StepAnnotations | undefined;
   tokens: TokenUsage | undefined;
+  /** Where streamed answer text goes; set only when the turn is streamed. */
+  answerSink: ((delta: string, reset: boolean) => void) | undefined;
+
+  stream(delta: string, reset = false): void {
+    this.answerSink?.(delta, reset);
+  }
 
   usage(usage: TokenUsage): void {
     this.tokens = addUsage(this.tokens, usage);
@@ -108,6 +115,8 @@ export class TurnState {
   span: Span | undefined;
   turnContext: Context | undefined;
   readonly recorder = new DecisionNotes();
+  /** The id of the turn's answer message, made when the answer starts to stream (its deltas and its `message` event share it). */
+  answerId: string | undefined;
 
   constructor(
     init: Pick<TurnRecord, 'turnId' | 'userMessageId' | 'startedAt' | 'status'> & {
@@ -125,6 +134,21 @@ export class TurnState {
     this.status = init.status;
     this.steps = init.steps ?? [];
     this.runtime = runtime;
+    const { emit } = runtime;
+    if (emit) {
+      this.recorder.answerSink = (delta, reset) => {
+        const messageId = (this.answerId ??= createId('msg'));
+        const event: Extract<TurnEvent, { type: 'answer-delta' }> = {
+          type: 'answer-delta',
+          sessionId: this.sessionId,
+          turnId: this.turnId,
+          messageId,
+          delta,
+        };
+        if (reset) event.reset = true;
+        emit(event);
+      };
+    }
   }
 
   /** The turn as stored: a fresh object, so later changes here never reach what a store kept. */

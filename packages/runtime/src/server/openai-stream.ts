@@ -44,7 +44,9 @@ export interface StreamCompletionOptions {
  * it, or another agent answered), the rest of the reply follows (its
  * remainder when it starts with what was streamed, else the whole reply
  * after a blank line) and the final chunk says `switchboard.contentIsReply:
- * false`; `switchboard.reply` is always the exact reply. In `answer` mode
+ * false`; `switchboard.reply` is always the exact reply. An orchestrator
+ * that writes the answer itself (`streamAnswer`, e.g. a supervisor's
+ * synthesis) streams it as content the same way. In `answer` mode
  * the content is the reply alone, sent when the turn ends or pauses.
  *
  * The response starts once the turn has started, so that errors before it
@@ -66,6 +68,8 @@ export async function streamCompletion(
     // Live content: the call whose deltas are content (the current step's only call), and what was sent.
     let liveCall: string | undefined;
     let streamed = '';
+    let answerReset = false;
+    let answering = false;
     const open = async (turnId: string) => {
       id = `chatcmpl-${turnId}`;
       await write(completionChunk(id, header, { role: 'assistant', content: '' }));
@@ -84,6 +88,16 @@ export async function streamCompletion(
           ...completionChunk(id, header, live ? { content: delta } : {}),
           switchboard: { delta: { turnId, agent, toolCallId, content: delta } },
         });
+      } else if (id === `chatcmpl-${event.turnId}` && event.type === 'answer-delta' && mode === 'live') {
+        // The orchestrator writes the answer itself (a synthesis): its text is the content as it comes.
+        // What was sent cannot be taken back: after a reset, or after an agent's text went out as content,
+        // the reply follows whole at the end.
+        liveCall = undefined;
+        if (event.reset || (!answering && streamed !== '')) answerReset = true;
+        if (answerReset) continue;
+        answering = true;
+        streamed += event.delta;
+        await write(completionChunk(id, header, { content: event.delta }));
       }
     }
     const { result, failure } = await outcomeOf(turn);

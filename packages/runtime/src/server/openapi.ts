@@ -51,7 +51,7 @@ export function buildOpenApiDocument({ title, chatRequest }: { title: string; ch
         post: {
           summary: 'Send a user message and run one turn',
           description:
-            'Answers JSON, or Server-Sent Events (turn-start, route, agent-start, agent-delta, agent-end, message, error, turn-end) with `Accept: text/event-stream` or `"stream": true`.',
+            'Answers JSON, or Server-Sent Events (turn-start, route, agent-start, agent-delta, agent-end, answer-delta, approval-request, message, error, turn-end) with `Accept: text/event-stream` or `"stream": true`.',
           parameters: [
             {
               name: 'Idempotency-Key',
