@@ -166,9 +166,21 @@ export class MaxHopsExceededError extends SystemError {
 export class AgentError extends SystemError {
   readonly code: string = 'agent_error';
   readonly agent: string;
-  constructor({ agent, message, cause }: { agent: string; message?: string; cause?: unknown }) {
+  /**
+   * Kept on the failed call's `tool` message (`metadata`), beside its
+   * `errorCode`: what the agent did before it failed (an orchestrator agent's
+   * inner steps), for the session's history. Never the error's own text.
+   */
+  readonly metadata?: Record<string, unknown>;
+  constructor({
+    agent,
+    message,
+    cause,
+    metadata,
+  }: { agent: string; message?: string; cause?: unknown; metadata?: Record<string, unknown> }) {
     super({ message: `Agent '${agent}' failed: ${message ?? describeError(cause)}`, cause });
     this.agent = agent;
+    if (metadata) this.metadata = metadata;
   }
 }
 

@@ -441,16 +441,24 @@ describe('nested orchestrators over HTTP', () => {
     ]);
   });
 
-  it("streams the outer agents' events, not the inner agents'", async () => {
+  it("streams the inner agents' events under the outer call, and the outer ones as they are", async () => {
     const { stream, ran } = newsroom();
     const { events } = await stream({ message: 'tides', sessionId: 'nested-sse' });
 
     expect(ran).toEqual(['research', 'write', 'editor']);
-    expect(eventsOf(events, 'agent-start').map((event) => [event.agent, event.message])).toEqual([
-      ['team', 'tides'],
-      ['editor', 'article from facts about tides'],
+    const starts = eventsOf(events, 'agent-start');
+    const teamCall = starts[0]?.toolCallId;
+    expect(starts.map((event) => [event.agent, event.parentToolCallId])).toEqual([
+      ['team', undefined],
+      ['research', teamCall],
+      ['write', teamCall],
+      ['editor', undefined],
     ]);
-    expect(eventsOf(events, 'agent-end').map((event) => [event.agent, event.status, event.content])).toEqual([
+    expect(
+      eventsOf(events, 'agent-end')
+        .filter((event) => event.parentToolCallId === undefined)
+        .map((event) => [event.agent, event.status, event.content]),
+    ).toEqual([
       ['team', 'ok', 'article from facts about tides'],
       ['editor', 'ok', 'article from facts about tides (edited)'],
     ]);

@@ -15,7 +15,8 @@ import {
   type ToolMessage,
   validateDecision,
 } from '@switchboard/core';
-import { isPausedCall, orchestratorReply, runAgentCall } from '../engine/agent-runner.js';
+import { callStreamOf, isPausedCall, orchestratorReply, runAgentCall } from '../engine/agent-runner.js';
+import type { TurnEvent } from '../engine/events.js';
 import { FanIn } from '../engine/fan-in.js';
 import { toRouteStep } from '../engine/route-step.js';
 import { isoNow } from '../engine/timestamp.js';
@@ -23,7 +24,7 @@ import { withSpan } from '../engine/trace-context.js';
 import { TurnControl } from '../engine/turn-control.js';
 import { DecisionNotes } from '../engine/turn-state.js';
 import { endDecisionSpan, startDecisionSpan } from '../tracing/spans.js';
-import type { RouteStep, StepCall } from '../turns/turn-record.js';
+import type { InnerStep } from '../turns/turn-record.js';
 import { type Agent, type AgentContext, type AgentReplyWithMetadata, defineAgent } from './agent.js';
 
 /** Options of {@link orchestratorAgent}. */
@@ -52,18 +53,7 @@ export interface OrchestratorAgentOptions {
   exposeErrorDetails?: boolean;
 }
 
-/** A call of an inner step, with how its agent answered. */
-export interface InnerStepCall extends StepCall {
-  /** How the call ended (absent for `route_to_user`). */
-  status?: 'ok' | 'error';
-  /** The steps of a nested orchestrator agent's own loop. */
-  innerSteps?: InnerStep[];
-}
-
-/** One decision of a nested turn, as kept in the reply's `metadata.innerSteps`. */
-export interface InnerStep extends Omit<RouteStep, 'calls'> {
-  calls: InnerStepCall[];
-}
+export type { InnerStep, InnerStepCall } from '../turns/turn-record.js';
 
 /** A nested call that would go deeper than its orchestrator agent's `maxDepth`. */
 export class NestingDepthError extends AgentError {
@@ -150,12 +140,15 @@ function pausedReply(call: ToolCall): ToolMessage {
  * a call runs a nested turn (the task as its user message, then the inner
  * agents' replies) and answers with the inner `route_to_user` message.
  * Nothing of the nested turn is stored in the session's messages: its steps
- * are kept in the reply's `metadata.innerSteps` (on the stored `tool`
- * message), and its decisions and agent calls are traced under this
- * agent's span. Inner fan-outs run concurrently; inner agents are aborted
- * with this call (its timeout, a cancel, shutdown). An inner error decision
- * or running out of hops fails the call; going deeper than `maxDepth`
- * fails it with a {@link NestingDepthError}.
+ * (each inner call with its status, and a failed one's error code) are kept
+ * under the outer call in the turn's steps (`StepCall.innerSteps`) and in the
+ * reply's `metadata.innerSteps`, also when the nested turn fails; its
+ * decisions and agent calls are traced under this agent's span; when the
+ * turn is streamed, the inner agents' events are streamed too, marked with
+ * the outer call's id (`parentToolCallId`). Inner fan-outs run concurrently;
+ * inner agents are aborted with this call (its timeout, a cancel,
+ * shutdown). An inner error decision or running out of hops fails the call;
+ * going deeper than `maxDepth` fails it with a {@link NestingDepthError}.
  *
  * @example
  * ```ts
@@ -227,6 +220,16 @@ async function runNested(
   const messages: MessageItem[] = [{ id: createId('msg'), role: 'user', content: task, createdAt: isoNow() }];
   const steps: InnerStep[] = [];
   const recorder = new InnerRecorder();
+  // A streamed turn sees the inner calls' events too, each marked with the call to this agent.
+  const stream = callStreamOf(context);
+  const emit =
+    stream &&
+    ((event: TurnEvent) =>
+      stream.emit(
+        event.type === 'agent-start' || event.type === 'agent-delta' || event.type === 'agent-end'
+          ? { ...event, parentToolCallId: event.parentToolCallId ?? stream.toolCallId }
+          : event,
+      ));
   let lastResults: readonly ToolMessage[] = [];
   try {
     for (let hop = 0; hop < maxHops; hop += 1) {
@@ -269,6 +272,7 @@ async function runNested(
           agent: name,
           message: `its orchestrator '${orchestrator.name}' failed: ${decision.error.message}`,
           cause: decision.error,
+          metadata: { orchestrator: orchestrator.name, depth, innerSteps: steps },
         });
       }
       const calls = Array.isArray(decision) ? decision : [decision];
@@ -295,7 +299,7 @@ async function runNested(
             parent: decisionContext,
             timeoutMs: call.timeoutMs === undefined ? timeoutMs : Math.min(timeoutMs, call.timeoutMs),
             control,
-            emit: undefined,
+            emit,
             exposeErrorDetails: settings.exposeErrorDetails,
             fanIn,
           });
@@ -307,6 +311,8 @@ async function runNested(
         const summary = step.calls[index];
         if (!summary) return;
         summary.status = reply.status;
+        const code = reply.status === 'error' ? reply.metadata?.errorCode : undefined;
+        if (typeof code === 'string') summary.errorCode = code;
         const nested = reply.metadata?.innerSteps;
         if (Array.isArray(nested)) summary.innerSteps = nested as InnerStep[];
       });
@@ -320,5 +326,6 @@ async function runNested(
     agent: name,
     message: `its orchestrator '${orchestrator.name}' did not answer within ${maxHops} hops (maxHops)`,
     cause: new MaxHopsExceededError({ maxHops }),
+    metadata: { orchestrator: orchestrator.name, depth, innerSteps: steps },
   });
 }

@@ -150,6 +150,23 @@ interface CallOutcome {
   failure?: AgentError;
 }
 
+/** Where an agent call's events go, for an agent that runs calls of its own (an orchestrator agent). */
+export interface CallStream {
+  emit: (event: TurnEvent) => void;
+  toolCallId: string;
+}
+
+const callStreams = new WeakMap<AgentContext, CallStream>();
+
+/**
+ * The event stream of the call an agent is running, when the turn is
+ * streamed: an orchestrator agent sends its inner calls' events there,
+ * marked with this call's id as their `parentToolCallId`.
+ */
+export function callStreamOf(context: AgentContext): CallStream | undefined {
+  return callStreams.get(context);
+}
+
 /** What the agent sees of its call; the abort signal is made only when the agent reads it. */
 class CallContext implements AgentContext {
   readonly toolCall: ToolCall;
@@ -226,8 +243,9 @@ class RunningCall {
     }
     const { agent, exposeErrorDetails } = this.options;
     const failure = toAgentError(agent.name, error);
-    if (exposeErrorDetails) return this.finish({ content: failure.message, failure });
-    const reply = this.finish({ content: describeFailure(agent.name, failure), failure });
+    const { metadata } = failure;
+    if (exposeErrorDetails) return this.finish({ content: failure.message, metadata, failure });
+    const reply = this.finish({ content: describeFailure(agent.name, failure), metadata, failure });
     detailedReplies.set(reply, { ...reply, metadata: { ...reply.metadata, errorDetail: failure.message } });
     return reply;
   }
@@ -266,6 +284,7 @@ export function runAgentCall(
   if (base) emit?.({ type: 'agent-start', ...base, message: call.message });
 
   const context = new CallContext(call, conversation, request, abort, options.resume);
+  if (emit) callStreams.set(context, { emit, toolCallId: call.id });
   const agentContext = withSpan(parent, running.span);
   let reply: AgentReply | PromiseLike<AgentReply>;
   try {

@@ -11,6 +11,13 @@ interface EventBase {
   endOfDialog?: boolean;
 }
 
+interface AgentEventBase extends EventBase {
+  toolCallId: string;
+  agent: string;
+  /** Set on the calls an orchestrator agent makes: the id of the call to that orchestrator agent. */
+  parentToolCallId?: string;
+}
+
 /** The stream of events of one turn, in the order they happen. Names are noun-verb. */
 export type TurnEvent =
   | (EventBase & {
@@ -20,15 +27,9 @@ export type TurnEvent =
       resumed?: 'approval' | 'recovery';
     })
   | (EventBase & { type: 'route'; step: RouteStep })
-  | (EventBase & { type: 'agent-start'; toolCallId: string; agent: string; message: string })
-  | (EventBase & { type: 'agent-delta'; toolCallId: string; agent: string; delta: string })
-  | (EventBase & {
-      type: 'agent-end';
-      toolCallId: string;
-      agent: string;
-      status: 'ok' | 'error';
-      content: string;
-    })
+  | (AgentEventBase & { type: 'agent-start'; message: string })
+  | (AgentEventBase & { type: 'agent-delta'; delta: string })
+  | (AgentEventBase & { type: 'agent-end'; status: 'ok' | 'error'; content: string })
   | (EventBase & {
       type: 'approval-request';
       approvalId: string;

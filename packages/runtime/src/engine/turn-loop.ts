@@ -31,6 +31,7 @@ import {
 } from '../tracing/spans.js';
 import {
   type ApprovalRecord,
+  type InnerStep,
   pendingApprovals,
   publicApproval,
   type RouteStep,
@@ -480,8 +481,12 @@ export class TurnLoop {
     if (!isPausedCall(outcome)) {
       // The orchestrator's copy of a failure carries the error's own text; the stored reply does not.
       step.results[index] = orchestratorReply(outcome);
-      const usage = outcome.metadata && usageOf(outcome);
-      if (usage) countUsage(turn, usage);
+      const { metadata } = outcome;
+      if (metadata) {
+        const usage = usageOf(outcome);
+        if (usage) countUsage(turn, usage);
+        if (Array.isArray(metadata.innerSteps)) nestSteps(turn, outcome.toolCallId, metadata.innerSteps);
+      }
       return outcome;
     }
     const approvals = this.#parts.gate.openFromAgent(outcome.call, outcome.pause);
@@ -593,6 +598,20 @@ function countUsage(turn: TurnState, usage: TokenUsage): void {
   const last = turn.steps.length - 1;
   const step = turn.steps[last];
   if (step) turn.steps[last] = { ...step, usage: addUsage(step.usage, usage) };
+}
+
+/**
+ * Puts an orchestrator agent's inner steps under its call in the turn's
+ * steps (the current step is replaced, not changed, as in {@link countUsage}).
+ */
+function nestSteps(turn: TurnState, toolCallId: string, innerSteps: InnerStep[]): void {
+  const last = turn.steps.length - 1;
+  const step = turn.steps[last];
+  const index = step ? step.calls.findIndex((call) => call.toolCallId === toolCallId) : -1;
+  if (!step || index < 0) return;
+  const calls = [...step.calls];
+  calls[index] = { ...(calls[index] as StepCall), innerSteps };
+  turn.steps[last] = { ...step, calls };
 }
 
 function addApprovals(turn: TurnState, approvals: ApprovalRecord[]): void {

@@ -60,6 +60,21 @@ export interface StepCall {
   timeoutMs?: number;
   /** The call's fan-in grace period, when the orchestrator set one (`ToolCall.fanInGraceMs`). */
   fanInGraceMs?: number;
+  /** A call to an orchestrator agent: the steps of its own loop, nested calls with theirs. */
+  innerSteps?: InnerStep[];
+}
+
+/** A call of a nested orchestrator agent's step, with how its agent answered. */
+export interface InnerStepCall extends StepCall {
+  /** How the call ended (absent for `route_to_user`). */
+  status?: 'ok' | 'error';
+  /** The error code of a failed call (e.g. `agent_timeout`, `nesting_depth_exceeded`). */
+  errorCode?: string;
+}
+
+/** One decision of a nested orchestrator agent's loop (see `StepCall.innerSteps`). */
+export interface InnerStep extends Omit<RouteStep, 'calls'> {
+  calls: InnerStepCall[];
 }
 
 /** One routing decision of a turn, as recorded for `GET /v1/sessions/:id` and the chat response. */

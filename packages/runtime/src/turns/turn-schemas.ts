@@ -1,6 +1,6 @@
 import type { StepAnnotations } from '@switchboard/core';
 import { z } from 'zod';
-import type { TurnRecord } from './turn-record.js';
+import type { InnerStep, TurnRecord } from './turn-record.js';
 
 /**
  * The zod schemas of the turn model: what the Redis store validates when it
@@ -28,6 +28,16 @@ const annotationsSchema = z.custom<StepAnnotations>(
   'annotations must be an object',
 );
 
+/** A nested orchestrator agent's step: checked for its shape at the top; its calls are kept as written. */
+const innerStepSchema = z.custom<InnerStep>(
+  (value) =>
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as { calls?: unknown }).calls) &&
+    typeof (value as { kind?: unknown }).kind === 'string',
+  'inner steps must be steps',
+);
+
 /** A routing step. */
 export const RouteStepSchema = z.object({
   hop: z.number().int().nonnegative(),
@@ -43,6 +53,7 @@ export const RouteStepSchema = z.object({
       approvalId: z.string().optional(),
       timeoutMs: z.number().optional(),
       fanInGraceMs: z.number().optional(),
+      innerSteps: z.array(innerStepSchema).optional(),
     }),
   ),
   label: z.string().optional(),

@@ -11,6 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { type Agent, defineAgent } from '../../src/agents/agent.js';
 import { type InnerStep, orchestratorAgent } from '../../src/agents/orchestrator-agent.js';
+import type { TurnEvent } from '../../src/engine/events.js';
 import type { TurnRecord } from '../../src/turns/turn-record.js';
 import {
   createApp,
@@ -65,7 +66,7 @@ async function storedMessages(app: ReturnType<typeof createApp>['app'], sessionI
 describe('orchestratorAgent', () => {
   const recording = useSpanRecording();
 
-  it("answers with the inner turn's answer and keeps the inner steps on the outer tool message only", async () => {
+  it("answers with the inner turn's answer and keeps the inner steps under the outer call", async () => {
     const { agent, seenByWriter } = team();
     const { app } = createApp({ agents: [agent], handler: relay({ defaultAgent: 'team' }) });
 
@@ -99,8 +100,53 @@ describe('orchestratorAgent', () => {
       { hop: 2, kind: 'answer', calls: [{ agent: 'route_to_user' }] },
     ]);
     expect(messages[1]?.metadata).toMatchObject({ orchestrator: 'newsroom', depth: 1 });
-    // The outer turn's own steps are the outer decisions only.
+    // The outer turn's own steps are the outer decisions; the inner ones are under the call to the team.
     expect(turns[0]?.steps.map((step) => step.kind)).toEqual(['call', 'answer']);
+    expect(turns[0]?.steps[0]?.calls[0]?.innerSteps).toEqual(innerSteps);
+    expect(result.steps[0]?.calls[0]?.innerSteps).toEqual(innerSteps);
+    await app.close();
+  });
+
+  it('keeps the inner steps that ran when the nested turn fails, with each failed call’s error code', async () => {
+    const { agent } = team({ research: failingAgent('research', 'db password hunter2 rejected') });
+    const { app } = createApp({ agents: [agent], handler: relay({ defaultAgent: 'team' }) });
+    const result = await app.chat({ sessionId: 'nested-fail-steps', message: 'tides' });
+    expect(result.reply).toBe("Sorry, the team agent failed: Agent 'team' failed (agent_error)");
+
+    const { turns, messages } = await storedMessages(app, 'nested-fail-steps');
+    const inner = turns[0]?.steps[0]?.calls[0]?.innerSteps;
+    expect(inner).toMatchObject([
+      { kind: 'call', calls: [{ agent: 'research', status: 'error', errorCode: 'agent_error' }] },
+      { kind: 'error' },
+    ]);
+    expect(messages[1]?.metadata).toMatchObject({
+      errorCode: 'agent_error',
+      orchestrator: 'newsroom',
+      depth: 1,
+    });
+    expect(JSON.stringify({ turns, messages })).not.toContain('hunter2');
+    await app.close();
+  });
+
+  it('streams the inner calls’ events, each marked with the call to the orchestrator agent', async () => {
+    const { agent } = team();
+    const { app } = createApp({ agents: [agent], handler: relay({ defaultAgent: 'team' }) });
+    const events: TurnEvent[] = [];
+    const result = await app.chat({ message: 'tides', onEvent: (event) => events.push(event) });
+    const outerCall = result.steps[0]?.calls[0]?.toolCallId;
+    const agentEvents = events.flatMap((event) =>
+      event.type === 'agent-start' || event.type === 'agent-end'
+        ? [[event.type, event.agent, event.parentToolCallId]]
+        : [],
+    );
+    expect(agentEvents).toEqual([
+      ['agent-start', 'team', undefined],
+      ['agent-start', 'research', outerCall],
+      ['agent-end', 'research', outerCall],
+      ['agent-start', 'write', outerCall],
+      ['agent-end', 'write', outerCall],
+      ['agent-end', 'team', undefined],
+    ]);
     await app.close();
   });
 
@@ -182,6 +228,14 @@ describe('orchestratorAgent', () => {
     expect(seenErrors).toEqual([
       "Agent 'level4' failed: nesting depth 4 exceeds maxDepth 3 (orchestrator agents calling orchestrator agents)",
     ]);
+    // The stored steps say why, three levels down.
+    const level3 =
+      result.steps[0]?.calls[0]?.innerSteps?.[0]?.calls[0]?.innerSteps?.[0]?.calls[0]?.innerSteps;
+    expect(level3?.[0]?.calls[0]).toMatchObject({
+      agent: 'level4',
+      status: 'error',
+      errorCode: 'nesting_depth_exceeded',
+    });
     await Promise.all([shallow.close(), app.close()]);
   });
 
