@@ -9,6 +9,7 @@ import { type Agent, App, type AppOptions, agentMeta, apiKeys, llmAgent } from '
 import { createDemoAgents, type DemoAgentOptions } from './agents/index.js';
 import type { ServerConfig } from './config.js';
 import { DEMO_TASKS } from './demo-tasks.js';
+import { createPatternOrchestrator } from './pattern-orchestrators.js';
 
 /** The wired server, before it listens. */
 export interface ServerApp {
@@ -43,6 +44,10 @@ function createOrchestrator(config: ServerConfig, agents: readonly Agent[]): Orc
         baseURL: config.OPENAI_BASE_URL,
         fallback: { agent: 'help' },
       });
+    case 'supervisor':
+    case 'plan':
+    case 'meta':
+      return createPatternOrchestrator(config.ORCHESTRATOR, config, metas);
     default:
       return new KeywordOrchestrator({ name: 'keyword', agents: metas });
   }

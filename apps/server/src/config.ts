@@ -1,7 +1,9 @@
 import { ConfigurationError } from '@switchboard/core';
 import { z } from 'zod';
 
-const ORCHESTRATORS = ['keyword', 'round-robin', 'task', 'llm'] as const;
+const ORCHESTRATORS = ['keyword', 'round-robin', 'task', 'llm', 'supervisor', 'plan', 'meta'] as const;
+/** The orchestrators that decide with a language model, so need `OPENAI_API_KEY`. */
+const MODEL_ORCHESTRATORS: readonly ServerConfig['ORCHESTRATOR'][] = ['llm', 'supervisor', 'plan', 'meta'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const EnvSchema = z.object({
@@ -67,10 +69,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       .join('; ');
     throw new ConfigurationError({ message: `invalid configuration: ${problems}` });
   }
-  if (parsed.data.ORCHESTRATOR === 'llm' && !parsed.data.OPENAI_API_KEY) {
+  if (MODEL_ORCHESTRATORS.includes(parsed.data.ORCHESTRATOR) && !parsed.data.OPENAI_API_KEY) {
     throw new ConfigurationError({
-      message:
-        'ORCHESTRATOR=llm needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL for any OpenAI-compatible endpoint, OPENAI_MODEL)',
+      message: `ORCHESTRATOR=${parsed.data.ORCHESTRATOR} needs OPENAI_API_KEY (and optionally OPENAI_BASE_URL for any OpenAI-compatible endpoint, OPENAI_MODEL)`,
     });
   }
   return parsed.data;

@@ -90,7 +90,7 @@ describe('apps/server as a process', () => {
 
   it('lists every configuration problem on one line', async () => {
     expect(await failedStart({ ORCHESTRATOR: 'magic', PORT: 'eighty' })).toMatch(
-      /^switchboard: invalid configuration: PORT: .+; ORCHESTRATOR: ORCHESTRATOR must be one of keyword, round-robin, task, llm$/,
+      /^switchboard: invalid configuration: PORT: .+; ORCHESTRATOR: ORCHESTRATOR must be one of keyword, round-robin, task, llm, supervisor, plan, meta$/,
     );
   });
 });
