@@ -263,7 +263,7 @@ async function runNested(
       } catch (error) {
         decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
       }
-      endDecisionSpan(decisionSpan, decision);
+      endDecisionSpan(decisionSpan, decision, recorder);
       const step: InnerStep = toRouteStep(hop, decision, startedAt, settings.exposeErrorDetails);
       recorder.flush(steps, step);
 
@@ -302,6 +302,7 @@ async function runNested(
             emit,
             exposeErrorDetails: settings.exposeErrorDetails,
             fanIn,
+            correlationId: step.annotations?.correlationId,
           });
           return isPausedCall(outcome) ? pausedReply(call) : outcome;
         }),

@@ -39,6 +39,8 @@ export interface AgentCallContext {
   exposeErrorDetails?: boolean;
   /** The fan-in of the call's fan-out, when a sibling set `fanInGraceMs`: told when this call replies, and bounding it by its grace. */
   fanIn?: FanIn;
+  /** The correlation id its step was annotated with, for the agent span. */
+  correlationId?: string;
 }
 
 /** An agent call that paused for approval (the agent threw an `AgentPause`): no reply yet. */
@@ -205,7 +207,12 @@ class RunningCall {
   constructor(options: AgentCallContext) {
     const { agent, call, conversation, emit, parent } = options;
     this.options = options;
-    this.span = startAgentSpan(parent, { agent: agent.name, toolCallId: call.id, message: call.message });
+    this.span = startAgentSpan(parent, {
+      agent: agent.name,
+      toolCallId: call.id,
+      message: call.message,
+      correlationId: options.correlationId,
+    });
     this.base = emit && {
       sessionId: conversation.sessionId,
       turnId: conversation.turnId,

@@ -333,7 +333,7 @@ export class TurnLoop {
         // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
         decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
       }
-      endDecisionSpan(decisionSpan, decision);
+      endDecisionSpan(decisionSpan, decision, recorder);
       if (control.stopped !== undefined) return this.#stopped(turn);
       const step = toRouteStep(hop, decision, startedAt, options.exposeErrorDetails);
       this.#recordStep(turn, step);
@@ -563,7 +563,9 @@ export class TurnLoop {
   ) {
     const agent = this.#parts.agents.get(call.toolName) as Agent;
     const timeoutMs = agent.timeoutMs ?? this.#parts.options.agentTimeoutMs;
+    const correlationId = turn.steps[turn.steps.length - 1]?.annotations?.correlationId;
     return runAgentCall({
+      correlationId,
       resume,
       agent,
       call,

@@ -37,6 +37,9 @@ export const SpanAttribute = {
   decisionThought: 'switchboard.decision.thought',
   decisionReason: 'switchboard.decision.reason',
   agentStatus: 'switchboard.agent.status',
+  stepAnnotations: 'switchboard.step.annotations',
+  stepNotes: 'switchboard.step.notes',
+  correlationId: 'switchboard.correlation_id',
 } as const;
 
 /** Langfuse observation types (`langfuse.observation.type`). */

@@ -9,7 +9,7 @@ import {
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
-import { type Decision, isErrorMessage, ROUTE_TO_USER } from '@switchboard/core';
+import { type Decision, isErrorMessage, ROUTE_TO_USER, type StepAnnotations } from '@switchboard/core';
 import type { RouteStep } from '../stores/session-store.js';
 import { type CallSummary, candidateRecord, decisionInput, decisionOutput } from './decision-json.js';
 import { plainJson, recordError, SpanAttribute, setSessionAttributes } from './span-attributes.js';
@@ -196,8 +196,27 @@ function setCallAttributes(span: Span, calls: readonly CallSummary[]): void {
  * one call, arrays aligned with the agents for a fan-out). An
  * `ErrorMessage` sets ERROR status.
  */
-export function endDecisionSpan(span: Span, decision: Decision): void {
+export function endDecisionSpan(
+  span: Span,
+  decision: Decision,
+  recorded?: {
+    annotations?: StepAnnotations;
+    notes?: readonly { label?: string; annotations?: StepAnnotations }[];
+  },
+): void {
   if (span.isRecording()) {
+    // What the orchestrator recorded beside its calls (a plan, a chosen pattern, a fan-out's correlation id).
+    const annotations = recorded?.annotations;
+    if (annotations) {
+      span.setAttribute(SpanAttribute.stepAnnotations, plainJson(annotations));
+      if (typeof annotations.correlationId === 'string')
+        span.setAttribute(SpanAttribute.correlationId, annotations.correlationId);
+    }
+    if (recorded?.notes)
+      span.setAttribute(
+        SpanAttribute.stepNotes,
+        plainJson(recorded.notes.map((note) => ({ label: note.label, annotations: note.annotations }))),
+      );
     if (isErrorMessage(decision)) {
       span.setAttribute(SpanAttribute.decisionKind, 'error');
       span.setAttribute(
@@ -226,6 +245,8 @@ export interface AgentSpanInfo {
   sessionId?: string;
   /** Defaults to the current `RequestContext`'s user. */
   userId?: string;
+  /** The correlation id of the fan-out the call belongs to, when its step has one. */
+  correlationId?: string;
 }
 
 /** Starts the span of one agent call (`agent <name>`, a Langfuse tool observation) under `parent`. */
@@ -237,6 +258,7 @@ export function startAgentSpan(parent: Context, info: AgentSpanInfo): Span {
     span.setAttribute(SpanAttribute.genAiOperation, 'execute_tool');
     span.setAttribute(SpanAttribute.genAiToolName, info.agent);
     span.setAttribute(SpanAttribute.genAiToolCallId, info.toolCallId);
+    if (info.correlationId) span.setAttribute(SpanAttribute.correlationId, info.correlationId);
     span.setAttribute(SpanAttribute.observationInput, plainJson(info.message));
   }
   return span;
