@@ -72,8 +72,8 @@ export {
   type JsonValue,
   recordStep,
   recordUsage,
-  streamAnswer,
   type StepAnnotations,
   type StepRecorder,
+  streamAnswer,
   type TokenUsage,
 } from './step-notes.js';

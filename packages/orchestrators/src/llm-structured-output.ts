@@ -1,9 +1,9 @@
 import { context } from '@opentelemetry/api';
 import { ConfigurationError, type Conversation, RequestContext, recordUsage } from '@switchboard/core';
 import { type ChatClient, endGeneration, startGeneration, type TokenUsage } from '@switchboard/runtime';
-import { JsonFieldStream } from './json-field-stream.js';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
+import { JsonFieldStream } from './json-field-stream.js';
 
 /** The verdict on one model answer: a value, or feedback telling the model what to fix. */
 export type AnswerCheck<Value> = { ok: true; value: Value } | { ok: false; feedback: string };
@@ -79,7 +79,10 @@ async function complete(
     for await (const chunk of stream) {
       result.responseModel ??= chunk.model;
       if (chunk.usage)
-        result.usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+        result.usage = {
+          inputTokens: chunk.usage.prompt_tokens,
+          outputTokens: chunk.usage.completion_tokens,
+        };
       const choice = chunk.choices[0];
       if (!choice) continue;
       if (choice.delta.refusal) result.refusal = (result.refusal ?? '') + choice.delta.refusal;

@@ -4,13 +4,18 @@ import { JsonFieldStream } from '../src/json-field-stream.js';
 /** Feeds `json` in pieces of `size` characters and returns what the field gave, piece by piece. */
 function feed(stream: JsonFieldStream, json: string, size: number): string[] {
   const out: string[] = [];
-  for (let index = 0; index < json.length; index += size) out.push(stream.push(json.slice(index, index + size)));
+  for (let index = 0; index < json.length; index += size)
+    out.push(stream.push(json.slice(index, index + size)));
   return out;
 }
 
 describe('JsonFieldStream: one string field of a JSON reply, decoded as it is written', () => {
   const value = ' Fly on Friday: "Roma" ✈️ €120,\n\tthen the {hotel} \\ done. ';
-  const reply = JSON.stringify({ thought: 'the "answer": is below', subgoals: [{ agent: 'a', task: 'answer' }], answer: value });
+  const reply = JSON.stringify({
+    thought: 'the "answer": is below',
+    subgoals: [{ agent: 'a', task: 'answer' }],
+    answer: value,
+  });
 
   it('gives the trimmed value whatever the piece size, escapes and surrogate pairs included', () => {
     for (const size of [1, 2, 3, 7, 64, reply.length]) {
@@ -35,6 +40,7 @@ describe('JsonFieldStream: one string field of a JSON reply, decoded as it is wr
 
   it('reads escaped unicode, split anywhere', () => {
     const json = '{"answer":"caf\\u00e9 \\ud83d\\ude80 ok"}';
-    for (const size of [1, 2, 5]) expect(feed(new JsonFieldStream('answer'), json, size).join('')).toBe('café 🚀 ok');
+    for (const size of [1, 2, 5])
+      expect(feed(new JsonFieldStream('answer'), json, size).join('')).toBe('café 🚀 ok');
   });
 });
