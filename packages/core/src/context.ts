@@ -18,6 +18,8 @@ export interface RequestContextInit {
   signal: AbortSignal | (() => AbortSignal);
   /** Returns the memory of a scope; called lazily by {@link RequestContext.getMemory}. */
   memory: (scope: MemoryScope) => Memory;
+  /** How many Switchboard servers called each other to get here (see {@link RequestContext.depth}); default 0. */
+  depth?: number;
 }
 
 const STORAGE_KEY = Symbol.for('switchboard.requestContext');
@@ -43,12 +45,20 @@ export class RequestContext {
   readonly requestId: string;
   readonly userId?: string;
   readonly tenantId?: string;
+  /**
+   * How many Switchboard servers called each other to get here: 0 for a
+   * client's request, 1 for a request a `remoteAgent` of another server
+   * sent (its `x-switchboard-depth` header), and so on. Orchestrator agents
+   * and remote agents count from it, so a nesting limit holds across servers.
+   */
+  readonly depth: number;
   readonly #memory: (scope: MemoryScope) => Memory;
   #signal: AbortSignal | (() => AbortSignal);
   #memories?: Partial<Record<MemoryScope, Memory>>;
 
-  constructor({ sessionId, requestId, userId, tenantId, signal, memory }: RequestContextInit) {
+  constructor({ sessionId, requestId, userId, tenantId, signal, memory, depth = 0 }: RequestContextInit) {
     this.sessionId = sessionId;
+    this.depth = depth;
     this.requestId = requestId;
     this.userId = userId;
     this.tenantId = tenantId;

@@ -12,6 +12,7 @@ export {
   ApprovalExpiredError,
   ApprovalPendingError,
   ApprovalResolvedError,
+  CallDepthExceededError,
   ConfigurationError,
   ContextMissingError,
   CorruptRecordError,

@@ -59,6 +59,7 @@ const RUNTIME_EXPORTS = [
   'ApprovalPendingError',
   'ApprovalResolvedError',
   'AssistantMessageSchema',
+  'CallDepthExceededError',
   'ConfigurationError',
   'ContextMissingError',
   'CorruptRecordError',

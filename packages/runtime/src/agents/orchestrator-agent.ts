@@ -11,6 +11,7 @@ import {
   type MessageItem,
   type Orchestrator,
   OrchestratorError,
+  RequestContext,
   type ToolCall,
   type ToolMessage,
   validateDecision,
@@ -78,9 +79,13 @@ export class NestingDepthError extends AgentError {
  */
 const depths = new WeakMap<Conversation, number>();
 
-/** The nesting depth of the loop that made `conversation` (0 for an app's turn). */
+/**
+ * The nesting depth of the loop that made `conversation`: 0 for an app's turn
+ * on a client's request; a request from another server's `remoteAgent`
+ * starts at that server's depth plus one (`RequestContext.depth`).
+ */
 export function nestingDepth(conversation: Conversation): number {
-  return depths.get(conversation) ?? 0;
+  return depths.get(conversation) ?? RequestContext.tryCurrent()?.depth ?? 0;
 }
 
 /** Records what the inner orchestrator notes during one decision, for the inner steps. */

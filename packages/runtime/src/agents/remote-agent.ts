@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AgentError, ConfigurationError } from '@switchboard/core';
 import { z } from 'zod';
 import { type Agent, type AgentContext, defineAgent } from './agent.js';
+import { NestingDepthError, nestingDepth } from './orchestrator-agent.js';
 
 /** Options of {@link remoteAgent}. */
 export interface RemoteAgentOptions {
@@ -27,7 +28,7 @@ export interface RemoteAgentOptions {
 }
 
 const RemoteReplySchema = z.object({ reply: z.string(), status: z.string().optional() });
-const RemoteErrorSchema = z.object({ error: z.object({ message: z.string() }) });
+const RemoteErrorSchema = z.object({ error: z.object({ message: z.string(), code: z.string().optional() }) });
 
 function chatUrl(url: string, name: string): string {
   let parsed: URL;
@@ -109,6 +110,8 @@ async function callRemote(
         accept: 'application/json',
         'x-request-id': request.requestId,
         ...headers,
+        // How deep this call goes, so that servers calling each other in a loop are stopped by the depth limit.
+        'x-switchboard-depth': String(nestingDepth(context.conversation) + 1),
       },
       body: JSON.stringify(body),
       signal,
@@ -126,6 +129,10 @@ async function callRemote(
   }
   if (!response.ok) {
     const detail = RemoteErrorSchema.safeParse(json);
+    if (detail.success && detail.data.error.code === 'nesting_depth_exceeded') {
+      const depth = nestingDepth(context.conversation) + 1;
+      throw new NestingDepthError({ agent: name, depth, maxDepth: depth - 1 });
+    }
     const reason = detail.success ? detail.data.error.message : text.slice(0, 200);
     throw new AgentError({ agent: name, message: `${endpoint} answered ${response.status}: ${reason}` });
   }

@@ -75,6 +75,8 @@ interface Caller {
   userId?: string;
   tenantId?: string;
   requestId?: string;
+  /** The `x-switchboard-depth` of the request (servers calling servers), 0 from a client. */
+  depth?: number;
 }
 
 const noop = () => {};
@@ -213,6 +215,7 @@ export class TurnEngine {
       userId,
       tenantId,
       requestId: caller.requestId ?? createId('req'),
+      ...(caller.depth ? { depth: caller.depth } : {}),
       signal: () => control.signal,
       memory: (scope) =>
         bindMemory(memory, scope, memoryNamespace(scope, owner), {

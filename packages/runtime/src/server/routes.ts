@@ -1,4 +1,10 @@
-import { type AgentMeta, createSecretId, NotFoundError, ValidationError } from '@switchboard/core';
+import {
+  type AgentMeta,
+  CallDepthExceededError,
+  createSecretId,
+  NotFoundError,
+  ValidationError,
+} from '@switchboard/core';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { expireOverdue } from '../engine/approvals.js';
@@ -68,6 +74,23 @@ export interface ServerLimits {
   maxMessageLength?: number;
   /** Largest accepted request body in bytes (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * How deep Switchboard servers may call each other through `remoteAgent`
+   * (default 3): a chat request whose `x-switchboard-depth` header is above
+   * it is refused with 400 `nesting_depth_exceeded`.
+   */
+  maxCallDepth?: number;
+}
+
+/** The `x-switchboard-depth` of a request (0 without it), refused past `maxCallDepth`. */
+function callDepthOf(c: Context, maxCallDepth: number): number {
+  const header = c.req.header('x-switchboard-depth');
+  if (header === undefined) return 0;
+  if (!/^\d{1,3}$/.test(header.trim()))
+    throw new ValidationError({ message: 'x-switchboard-depth must be a whole number' });
+  const depth = Number(header.trim());
+  if (depth > maxCallDepth) throw new CallDepthExceededError({ depth, maxDepth: maxCallDepth });
+  return depth;
 }
 
 /** Builds the Hono app serving the Switchboard HTTP API. */
@@ -76,6 +99,7 @@ export function createRoutes(
   {
     maxMessageLength = 16_000,
     maxBodyBytes = 1_048_576,
+    maxCallDepth = 3,
     exposeErrorDetails = false,
   }: ServerLimits & { exposeErrorDetails?: boolean } = {},
 ) {
@@ -117,9 +141,15 @@ export function createRoutes(
   /** Who the request acts for: the tenant and key from auth, the user (the key's own, or as sent). */
   const callerOf = (c: Context, userId?: string) => {
     const principal = principalOf(c);
-    const caller: { tenantId?: string; keyName?: string; userId?: string; requestId: string } = {
-      requestId: requestIdOf(c),
-    };
+    const caller: {
+      tenantId?: string;
+      keyName?: string;
+      userId?: string;
+      requestId: string;
+      depth?: number;
+    } = { requestId: requestIdOf(c) };
+    const depth = callDepthOf(c, maxCallDepth);
+    if (depth > 0) caller.depth = depth;
     if (principal) {
       caller.tenantId = principal.tenantId;
       if (principal.keyName !== undefined) caller.keyName = principal.keyName;
