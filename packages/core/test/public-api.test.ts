@@ -214,7 +214,7 @@ describe('@switchboard/core public API', () => {
     const errorClasses = Object.entries(core)
       .filter(([name]) => /^[A-Z]\w*Error$/.test(name))
       .map(([, value]) => value);
-    expect(errorClasses).toHaveLength(23);
+    expect(errorClasses).toHaveLength(24);
     const notErrors = errorClasses.filter(
       (errorClass) =>
         errorClass !== core.SwitchboardError &&
