@@ -16,6 +16,21 @@ export {
 export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm-agent.js';
 export { type ChatClient, clientResolver, type LlmClientOptions } from './agents/llm-client.js';
 export {
+  type ConversationMemory,
+  type ConversationMemoryInput,
+  type ConversationMemoryMessages,
+  type ConversationMemoryOptions,
+  type ConversationMemorySetup,
+  type ConversationMemoryStrategy,
+  conversationMemory,
+} from './agents/llm-memory.js';
+export {
+  estimateMessageTokens,
+  estimateRequestTokens,
+  estimateTokens,
+  TOKEN_ESTIMATE,
+} from './agents/llm-token-estimate.js';
+export {
   type LlmTool,
   type LlmToolApprovalRule,
   type LlmToolContext,

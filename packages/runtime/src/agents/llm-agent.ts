@@ -1,14 +1,18 @@
 import { type Context, context as otelContext } from '@opentelemetry/api';
-import { AgentError, ConfigurationError } from '@switchboard/core';
-import type {
-  ChatCompletionMessageFunctionToolCall,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
-import { z } from 'zod';
+import { AgentError, ConfigurationError, type Memory } from '@switchboard/core';
+import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions';
 import { type Agent, type AgentContext, type AgentReplyWithMetadata, defineAgent } from './agent.js';
 import { type AgentApprovalDecision, AgentPause } from './agent-pause.js';
+import { partialAnswer, readSavedRun, type SavedRun } from './llm-agent-run.js';
 import { clientResolver, type LlmClientOptions } from './llm-client.js';
+import {
+  type ConversationMemoryOptions,
+  type ConversationMemoryStrategy,
+  conversationMemory,
+} from './llm-memory.js';
+import { fitHistory } from './llm-memory-budget.js';
 import { callModel, type ModelRequest } from './llm-model-call.js';
+import { estimateTokens } from './llm-token-estimate.js';
 import type { LlmTool } from './llm-tool.js';
 import { toolApprovals } from './llm-tool-approvals.js';
 import { runToolCalls } from './llm-tool-runner.js';
@@ -25,9 +29,24 @@ export interface LlmAgentOptions extends LlmClientOptions {
   instructions: string | ((context: AgentContext) => string | Promise<string>);
   /** Tools the model may call, defined with {@link llmTool}. */
   tools?: readonly LlmTool[];
-  /** The most model calls per agent call (tool-call rounds included). Default 5. */
+  /**
+   * The most model calls per agent call (tool-call rounds included). Default
+   * 10. A model still asking for tools at the limit does not fail the call:
+   * the agent answers with what it has — its text so far, else the tool
+   * results so far — and marks the reply `metadata.partial: true`.
+   */
   maxIterations?: number;
   temperature?: number;
+  /** The most tokens each model call may generate, sent as `max_completion_tokens`. Default: the model's. */
+  maxTokens?: number;
+  /**
+   * What the model sees of the conversation besides the task: `'window'`,
+   * `'summary'` or `'hybrid'`, or the options of {@link conversationMemory}
+   * (window size, summary size, token budget, summary model). Default: none,
+   * as before — only the instructions and the task, so that no call pays for
+   * history (or summaries) it did not ask for.
+   */
+  memory?: ConversationMemoryStrategy | ConversationMemoryOptions;
   keywords?: string[];
   capabilities?: string[];
   /** Stream text deltas (forwarded as `agent-delta` events). Default true. */
@@ -41,36 +60,20 @@ export interface LlmRunSummary {
   model: string;
   /** Summed over every model call of the run. */
   usage: TokenUsage;
-  /** How many model calls the run made. */
+  /** How many model calls the run made (summary requests not included; their usage is). */
   iterations: number;
+  /** Set when the run stopped at `maxIterations` and the answer is what it had by then. */
+  partial?: true;
 }
 
-/** Where a run stands: what a call that pauses for approval saves, to continue from it. */
-interface SavedRun {
-  messages: ChatCompletionMessageParam[];
-  usage: TokenUsage;
-  /** The text streamed so far. */
-  content: string;
-  /** Model calls made so far. */
-  iterations: number;
-  /** The model's tool calls that wait for approval. */
-  toolCalls: ChatCompletionMessageFunctionToolCall[];
+/** The session memory, if the app has one (a hand-built context may not). */
+function sessionMemory(context: AgentContext): Memory | undefined {
+  try {
+    return context.request.getMemory('session');
+  } catch {
+    return undefined;
+  }
 }
-
-/** Checks a saved run read back from the store (it crossed a boundary). */
-const SavedRunSchema = z.object({
-  messages: z.array(z.looseObject({ role: z.string() })),
-  usage: z.object({ inputTokens: z.number(), outputTokens: z.number() }),
-  content: z.string(),
-  iterations: z.number().int().nonnegative(),
-  toolCalls: z.array(
-    z.looseObject({
-      id: z.string(),
-      type: z.literal('function'),
-      function: z.object({ name: z.string(), arguments: z.string() }),
-    }),
-  ),
-});
 
 interface RunSetup {
   message: string;
@@ -84,7 +87,9 @@ function checkOptions({
   instructions,
   tools,
   maxIterations,
-}: Required<Pick<LlmAgentOptions, 'name' | 'model' | 'instructions' | 'tools' | 'maxIterations'>>) {
+  maxTokens,
+}: Required<Pick<LlmAgentOptions, 'name' | 'model' | 'instructions' | 'tools' | 'maxIterations'>> &
+  Pick<LlmAgentOptions, 'maxTokens'>) {
   const owner = `llmAgent '${String(name)}'`;
   if (typeof model !== 'string' || model === '')
     throw new ConfigurationError({ message: `${owner} needs a model name` });
@@ -94,6 +99,11 @@ function checkOptions({
   if (!Number.isInteger(maxIterations) || maxIterations < 1) {
     throw new ConfigurationError({
       message: `${owner}: maxIterations must be a positive integer, got ${maxIterations}`,
+    });
+  }
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
+    throw new ConfigurationError({
+      message: `${owner}: maxTokens must be a positive integer, got ${maxTokens}`,
     });
   }
   const seen = new Set<string>();
@@ -116,6 +126,21 @@ function checkOptions({
  * Langfuse generation span (model, token usage) under the agent's span, and
  * every tool execution a tool span; the context's signal cancels the request.
  *
+ * With `memory`, the model also sees the conversation (see
+ * {@link conversationMemory}): the user's messages as `user` messages, the
+ * answers the user got as `assistant` messages, the current turn's agent
+ * replies as `[Agent "name" replied]` notes, and a summary of older messages
+ * appended to the instructions. Summary requests are generation spans
+ * (`summary <model>`) under the agent's span and their tokens count in the
+ * reply's `metadata.usage`. With a `tokenBudget`, every request — tool rounds
+ * included — stays within it by the estimate of {@link estimateTokens}: the
+ * oldest conversation messages give way first; the instructions, the task
+ * and the call's own tool rounds are always sent.
+ *
+ * At `maxIterations` the agent answers with what it has instead of failing:
+ * the text it wrote so far, else the tool results so far, with
+ * `metadata.partial: true`.
+ *
  * @example
  * ```ts
  * const calculator = llmAgent({
@@ -126,6 +151,16 @@ function checkOptions({
  *   instructions: 'Use the add tool for sums; answer with the result only.',
  *   tools: [llmTool({ name: 'add', description: 'Adds numbers', parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })],
  * });
+ *
+ * // Remembers the conversation: the last 20 messages and a summary of the rest.
+ * const assistant = llmAgent({
+ *   name: 'assistant',
+ *   description: 'Answers questions about the conversation',
+ *   model: 'gpt-4o-mini',
+ *   apiKey: process.env.OPENAI_API_KEY,
+ *   instructions: 'Answer briefly.',
+ *   memory: { strategy: 'hybrid', tokenBudget: 8_000 },
+ * });
  * ```
  */
 export function llmAgent({
@@ -134,8 +169,10 @@ export function llmAgent({
   model,
   instructions,
   tools = [],
-  maxIterations = 5,
+  maxIterations = 10,
   temperature,
+  maxTokens,
+  memory,
   keywords,
   capabilities,
   stream = true,
@@ -157,12 +194,25 @@ export function llmAgent({
       return stream ? replies(setup) : whole(setup);
     },
   });
-  checkOptions({ name, model, instructions, tools, maxIterations });
-  const getClient = clientResolver(`llmAgent '${name}'`, { client, apiKey, baseURL });
+  checkOptions({ name, model, instructions, tools, maxIterations, maxTokens });
+  const owner = `llmAgent '${name}'`;
+  const getClient = clientResolver(owner, { client, apiKey, baseURL });
   const toolsByName: ReadonlyMap<string, LlmTool> = new Map(tools.map((tool) => [tool.name, tool]));
   // Computed once: every request sends the same definitions.
   const toolDefinitions = tools.length > 0 ? tools.map((tool) => tool.definition) : undefined;
   const toolsNeedApproval = tools.some((tool) => tool.requiresApproval);
+  const reservedTokens = toolDefinitions ? estimateTokens(JSON.stringify(toolDefinitions)) : 0;
+  const history =
+    memory === undefined
+      ? undefined
+      : conversationMemory(memory, {
+          owner,
+          key: `llm-agent:${name}:summary`,
+          model,
+          client: getClient,
+          reservedTokens,
+        });
+  const tokenBudget = history?.options.tokenBudget;
 
   async function* replies({
     message,
@@ -176,14 +226,14 @@ export function llmAgent({
       | undefined;
     if (context.resume) {
       // The call paused on tools that needed approval: continue from where it stopped.
-      const saved = SavedRunSchema.safeParse(context.resume.state);
-      if (!saved.success) {
+      const saved = readSavedRun(context.resume.state);
+      if (!saved) {
         throw new AgentError({
           agent: name,
           message: 'the state saved when the call paused for approval is not readable',
         });
       }
-      run = saved.data as SavedRun;
+      run = saved;
       pending = {
         calls: run.toolCalls,
         decisions: new Map(context.resume.decisions.map((decision) => [decision.id, decision])),
@@ -200,6 +250,19 @@ export function llmAgent({
         iterations: 0,
         toolCalls: [],
       };
+      if (history) {
+        const opening = await history.messages({
+          conversation: context.conversation,
+          instructions: system,
+          task: message,
+          signal: context.signal,
+          parent,
+          memory: sessionMemory(context),
+        });
+        run.messages = opening.messages;
+        run.historyCount = opening.historyCount;
+        run.usage = opening.usage;
+      }
     }
     const { messages, usage } = run;
     for (;;) {
@@ -217,9 +280,13 @@ export function llmAgent({
         pending = undefined;
       }
       run.iterations += 1;
+      if (tokenBudget !== undefined && run.historyCount) {
+        run.historyCount = fitHistory(messages, run.historyCount, { tokenBudget, reservedTokens });
+      }
       const request: ModelRequest = { model, messages: [...messages] };
       if (toolDefinitions) request.tools = toolDefinitions;
       if (temperature !== undefined) request.temperature = temperature;
+      if (maxTokens !== undefined) request.max_completion_tokens = maxTokens;
       const prefix = run.content === '' ? '' : '\n\n';
       const turn = yield* callModel({
         client: chat,
@@ -237,10 +304,13 @@ export function llmAgent({
         return { content: run.content, metadata: { ...summary } };
       }
       if (run.iterations >= maxIterations) {
-        throw new AgentError({
-          agent: name,
-          message: `the model still asked for tools after ${run.iterations} model calls (maxIterations = ${maxIterations})`,
-        });
+        // Out of model calls: the best answer so far, marked partial, rather than nothing.
+        if (run.content === '') {
+          run.content = partialAnswer(messages, run.iterations);
+          yield run.content;
+        }
+        const summary: LlmRunSummary = { model, usage, iterations: run.iterations, partial: true };
+        return { content: run.content, metadata: { ...summary } };
       }
       messages.push({ role: 'assistant', content: turn.content || null, tool_calls: turn.toolCalls });
       const approvals = toolsNeedApproval ? await toolApprovals(turn.toolCalls, toolsByName, context) : [];

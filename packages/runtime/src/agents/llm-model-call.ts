@@ -30,6 +30,8 @@ export interface ModelCallOptions {
   parent: Context;
   /** Yielded before the first text delta, if the model writes any (separates successive answers). */
   prefix?: string;
+  /** The generation span's name. Default `chat <model>`. */
+  name?: string;
 }
 
 function toUsage(
@@ -125,10 +127,11 @@ async function* whole({
  * ```
  */
 export async function* callModel(options: ModelCallOptions): AsyncGenerator<string, ModelTurn> {
-  const { request, parent } = options;
+  const { request, parent, name } = options;
   const span = startGeneration({
     parent,
     model: request.model,
+    name,
     input: request.messages,
     temperature: request.temperature ?? undefined,
   });

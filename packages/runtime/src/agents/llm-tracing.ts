@@ -10,6 +10,8 @@ export interface GenerationStart {
   /** The trace context to nest under (the agent's or the decision's span). */
   parent: Context;
   model: string;
+  /** The span's name (the observation's name in Langfuse). Default `chat <model>`. */
+  name?: string;
   /** The messages sent; serialised only when the span records. */
   input: unknown;
   temperature?: number;
@@ -27,8 +29,14 @@ export interface GenerationStart {
  * const span = startGeneration({ parent: context.active(), model: 'gpt-4o-mini', input: messages });
  * ```
  */
-export function startGeneration({ parent, model, input, temperature }: GenerationStart): Span {
-  const span = switchboardTracer().startSpan(`chat ${model}`, undefined, parent);
+export function startGeneration({
+  parent,
+  model,
+  name = `chat ${model}`,
+  input,
+  temperature,
+}: GenerationStart): Span {
+  const span = switchboardTracer().startSpan(name, undefined, parent);
   if (span.isRecording()) {
     setSessionAttributes(span);
     span.setAttributes({
