@@ -18,6 +18,7 @@ export {
   CorruptRecordError,
   describeError,
   type ErrorKind,
+  GuardrailBlockedError,
   IdempotencyKeyReusedError,
   InvalidDecisionError,
   MaxHopsExceededError,

@@ -64,6 +64,7 @@ const RUNTIME_EXPORTS = [
   'ContextMissingError',
   'CorruptRecordError',
   'ErrorMessageSchema',
+  'GuardrailBlockedError',
   'IdempotencyKeyReusedError',
   'InvalidDecisionError',
   'MaxHopsExceededError',
@@ -214,7 +215,7 @@ describe('@switchboard/core public API', () => {
     const errorClasses = Object.entries(core)
       .filter(([name]) => /^[A-Z]\w*Error$/.test(name))
       .map(([, value]) => value);
-    expect(errorClasses).toHaveLength(24);
+    expect(errorClasses).toHaveLength(25);
     const notErrors = errorClasses.filter(
       (errorClass) =>
         errorClass !== core.SwitchboardError &&

@@ -16,6 +16,7 @@ import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
 import type { TurnEvent } from './events.js';
 import type { FanIn } from './fan-in.js';
+import type { GuardOutcome } from './guards.js';
 import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
 import type { TurnControl } from './turn-control.js';
@@ -41,6 +42,11 @@ export interface AgentCallContext {
   fanIn?: FanIn;
   /** The correlation id its step was annotated with, for the agent span. */
   correlationId?: string;
+  /**
+   * The `toolOutput` guardrails of the call's agent: the reply as they let
+   * it through is what is traced, streamed (`agent-end`), stored and seen.
+   */
+  checkReply?: (content: string) => GuardOutcome | Promise<GuardOutcome>;
 }
 
 /** An agent call that paused for approval (the agent threw an `AgentPause`): no reply yet. */
@@ -302,7 +308,12 @@ export function runAgentCall(
   } catch (error) {
     return running.fail(error);
   }
-  if (typeof reply === 'string') return running.finish({ content: reply });
+  const { checkReply } = options;
+  if (typeof reply === 'string') {
+    return checkReply
+      ? finishChecked(running, { content: reply }, checkReply)
+      : running.finish({ content: reply });
+  }
 
   // The timeout counts from the start of the call, including any synchronous work run() did.
   const timer = setTimeout(
@@ -312,10 +323,47 @@ export function runAgentCall(
   const { fanIn } = options;
   const unfollow =
     fanIn && call.fanInGraceMs !== undefined ? fanIn.follow(agent.name, call.fanInGraceMs, abort) : undefined;
-  const onDelta = base && ((delta: string) => emit?.({ type: 'agent-delta', ...base, delta }));
+  // A reply a guardrail checks is not streamed as it is written: a delta could carry what it would remove.
+  const onDelta =
+    base && !checkReply ? (delta: string) => emit?.({ type: 'agent-delta', ...base, delta }) : undefined;
   const pending = reply;
   const settled = otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
-  return finishWhenSettled(settled, timer, running, unfollow);
+  return finishWhenSettled(settled, timer, running, unfollow, checkReply);
+}
+
+/** A reply blocked by a `toolOutput` guardrail: an error the orchestrator sees, code `blocked`. */
+class BlockedReplyError extends AgentError {
+  override readonly code = 'blocked';
+}
+
+/** Finishes a call with its reply as the `toolOutput` guardrails let it through (or blocked). */
+function finishChecked(
+  running: RunningCall,
+  outcome: AgentReplyWithMetadata,
+  checkReply: (content: string) => GuardOutcome | Promise<GuardOutcome>,
+): ToolMessage | PausedCall | Promise<ToolMessage | PausedCall> {
+  const settle = (checked: GuardOutcome) => {
+    if (checked.block) {
+      const { guard, reason } = checked.block.error;
+      return running.fail(
+        new BlockedReplyError({
+          agent: running.options.agent.name,
+          message: `its reply was blocked by guardrail '${guard}': ${reason}`,
+          cause: checked.block.error,
+        }),
+      );
+    }
+    return running.finish(checked.text === outcome.content ? outcome : { ...outcome, content: checked.text });
+  };
+  let checked: GuardOutcome | Promise<GuardOutcome>;
+  try {
+    checked = checkReply(outcome.content);
+  } catch (error) {
+    return running.fail(error);
+  }
+  return isPromiseLike(checked)
+    ? Promise.resolve(checked).then(settle, (error) => running.fail(error))
+    : settle(checked);
 }
 
 async function finishWhenSettled(
@@ -323,6 +371,7 @@ async function finishWhenSettled(
   timer: ReturnType<typeof setTimeout>,
   running: RunningCall,
   unfollow: (() => void) | undefined,
+  checkReply: AgentCallContext['checkReply'],
 ): Promise<ToolMessage | PausedCall> {
   let outcome: AgentReplyWithMetadata;
   try {
@@ -333,5 +382,5 @@ async function finishWhenSettled(
     clearTimeout(timer);
     unfollow?.();
   }
-  return running.finish(outcome);
+  return checkReply ? finishChecked(running, outcome, checkReply) : running.finish(outcome);
 }

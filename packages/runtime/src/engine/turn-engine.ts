@@ -33,6 +33,7 @@ import {
 } from '../turns/turn-record.js';
 import { ApprovalGate, expireOverdue, isOverdue, withdraw } from './approvals.js';
 import type { TurnEvent } from './events.js';
+import { type GuardOutcome, Guards } from './guards.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { MemoryRenewal } from './memory-renewal.js';
 import { runSteps, type Steps, settled } from './steps.js';
@@ -103,6 +104,7 @@ export class TurnEngine {
   readonly #parts: EngineParts;
   readonly #options: LoopParts['options'];
   readonly #loop: TurnLoop;
+  readonly #guards: Guards;
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
   readonly #stopListening: () => void;
@@ -128,6 +130,8 @@ export class TurnEngine {
       approvalTtlSeconds = 86_400,
       approvalMessage = 'This needs a person’s approval before I can go on.',
       interruptedMessage = 'This request was stopped before it finished.',
+      guardrails,
+      blockedMessage = 'Sorry, I can’t help with that request.',
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
@@ -149,12 +153,15 @@ export class TurnEngine {
       approvalTtlSeconds,
       approvalMessage,
       interruptedMessage,
+      blockedMessage,
     };
+    this.#guards = new Guards(guardrails);
     this.#loop = new TurnLoop({
       orchestrator: parts.orchestrator,
       agents: parts.agents,
       sessions: parts.sessions,
       gate: new ApprovalGate(parts.agents, approvalPolicy, approvalTtlSeconds),
+      guards: this.#guards,
       options: this.#options,
       logger: parts.logger,
     });
@@ -236,6 +243,17 @@ export class TurnEngine {
     return own === undefined ? undefined : own * 1000;
   }
 
+  /**
+   * Where a turn's events go. With output guardrails, text is not streamed
+   * as it is written: a delta could carry what the guardrail would remove.
+   */
+  #emitFor(onEvent: ((event: TurnEvent) => void) | undefined): ((event: TurnEvent) => void) | undefined {
+    if (!onEvent || this.#guards.output.length === 0) return onEvent;
+    return (event) => {
+      if (event.type !== 'agent-delta' && event.type !== 'answer-delta') onEvent(event);
+    };
+  }
+
   /** The session store as `tenantId` sees it (the store itself without a tenant). */
   sessionsOf(tenantId: string | undefined): SessionStore {
     if (tenantId === undefined) return this.#parts.sessions;
@@ -311,11 +329,19 @@ export class TurnEngine {
   ): Steps<TurnResult> {
     const { sessionId, userId, tenantId } = request;
     const sessions = this.sessionsOf(tenantId);
+    // The input guardrails run before anything else sees the message: what they let through is all that is
+    // stored, traced, streamed and routed.
+    let content = request.message;
+    let checked: GuardOutcome | undefined;
+    if (this.#guards.input.length > 0) {
+      checked = yield* settled(Guards.run(this.#guards.input, 'input', content, requestContext));
+      content = checked.block ? `[blocked by guardrail '${checked.block.error.guard}']` : checked.text;
+    }
     const startedAt = isoNow();
     const userMessage: UserMessage = {
       id: createId('msg'),
       role: 'user',
-      content: request.message,
+      content,
       createdAt: startedAt,
     };
     if (request.metadata) userMessage.metadata = request.metadata;
@@ -329,13 +355,13 @@ export class TurnEngine {
         userMessageId: userMessage.id,
         startedAt,
         status: 'running',
-        userText: request.message,
+        userText: content,
       },
       {
         lease,
         control,
         requestContext,
-        emit: request.onEvent,
+        emit: this.#emitFor(request.onEvent),
         sessions,
         keyName: request.keyName,
         idleTtlMs: this.#storeIdleMs(tenantId),
@@ -378,9 +404,11 @@ export class TurnEngine {
           sessionId,
           turnId: turn.turnId,
           messageId: userMessage.id,
-          message: request.message,
+          message: content,
           endOfMessage: true,
         });
+        if (checked?.block) return yield* this.#loop.block(turn, 'input', checked.block);
+        if (checked?.rewrites) this.#loop.noteRewrites(turn, 'input', checked.rewrites);
         return yield* this.#loop.drive(turn);
       }
       if (opened.kind === 'duplicate') {
@@ -587,7 +615,8 @@ export class TurnEngine {
       if (comment) approval.comment = comment;
     }
     // An expired approval still moves the turn on; the stream then ends with the expiry, not with turn-end.
-    const emit = expired ? endingWithExpiry(resolution.onEvent) : resolution.onEvent;
+    const onEvent = this.#emitFor(resolution.onEvent);
+    const emit = expired ? endingWithExpiry(onEvent) : onEvent;
     const turn = yield* this.#load(record, lease, requestContext, control, emit);
     control.turnId = turn.turnId;
     let result: TurnResult;

@@ -4,12 +4,15 @@ import {
   type Conversation,
   createId,
   type Decision,
+  type GuardrailBlockedError,
   isErrorMessage,
   isRouteToUser,
+  type JsonValue,
   MaxHopsExceededError,
   type MessageItem,
   type Orchestrator,
   OrchestratorError,
+  type StepAnnotations,
   StoreUnavailableError,
   type TokenUsage,
   type ToolCall,
@@ -18,6 +21,7 @@ import {
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
 import type { AgentResume } from '../agents/agent-pause.js';
+import type { GuardStage } from '../guardrails/guardrail.js';
 import type { Logger } from '../logging/logger.js';
 import { failedTurn, logTurnFailure } from '../logging/turn-failure.js';
 import { isPromiseLike } from '../promise-like.js';
@@ -42,6 +46,7 @@ import {
 import { isPausedCall, orchestratorReply, type PausedCall, runAgentCall } from './agent-runner.js';
 import { type ApprovalGate, refusalMessage, verdictFor, withdraw } from './approvals.js';
 import { FanIn } from './fan-in.js';
+import { type GuardOutcome, Guards } from './guards.js';
 import { errorCode, toRouteStep } from './route-step.js';
 import { type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
@@ -61,13 +66,18 @@ export type Outcome =
 
 const PAUSED: Outcome = { status: 'awaiting_approval' };
 
+/** An outcome that ends the turn. */
+type Ending = Exclude<Outcome, { status: 'awaiting_approval' }>;
+
 /** What the loop needs from its app, fixed for its lifetime. */
 export interface LoopParts {
   orchestrator: Orchestrator;
   agents: ReadonlyMap<string, Agent>;
   sessions: SessionStore;
   gate: ApprovalGate;
-  options: Required<Omit<TurnOptions, 'approvalPolicy'>>;
+  /** The app's guardrails, by stage. */
+  guards: Guards;
+  options: Required<Omit<TurnOptions, 'approvalPolicy' | 'guardrails'>>;
   /** Where a failed turn's error and detail go (clients get only a safe message). */
   logger?: Logger;
 }
@@ -143,6 +153,55 @@ export class TurnLoop {
     }
   }
 
+  /** Ends a turn a guardrail blocked (its message, or its answer): state `blocked`, the guardrail's reply. */
+  *block(turn: TurnState, stage: GuardStage, block: NonNullable<GuardOutcome['block']>): Steps<TurnResult> {
+    const { guard, reason } = block.error;
+    this.#addNote(turn, 'guardrail', { stage, guard, action: 'block', reason });
+    return yield* this.finish(turn, this.#blocked(turn, block));
+  }
+
+  /** Records what guardrails rewrote (redactions) as a `guardrail` note step. */
+  noteRewrites(turn: TurnState, stage: GuardStage, rewrites: NonNullable<GuardOutcome['rewrites']>): void {
+    this.#addNote(turn, 'guardrail', {
+      stage,
+      action: 'rewrite',
+      rewrites: rewrites.map(
+        ({ guard, reason }): JsonValue => (reason === undefined ? { guard } : { guard, reason }),
+      ),
+    });
+  }
+
+  #blocked(turn: TurnState, block: NonNullable<GuardOutcome['block']>): Ending {
+    return {
+      status: 'blocked',
+      reply: block.message ?? this.#parts.options.blockedMessage,
+      error: block.error,
+      toolCallId: `blocked_${turn.turnId}`,
+    };
+  }
+
+  /** Adds a note step to the turn at once (not with a decision), and emits it. */
+  #addNote(turn: TurnState, label: string, annotations: StepAnnotations): void {
+    const step: RouteStep = {
+      hop: turn.hop,
+      kind: 'note',
+      calls: [],
+      label,
+      decidedAt: isoNow(),
+      durationMs: 0,
+      annotations,
+    };
+    turn.steps.push(step);
+    turn.runtime.emit?.({
+      type: 'route',
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      messageId: createId('evt'),
+      step,
+      endOfMessage: true,
+    });
+  }
+
   /** Runs the turn from where it stands to its end or its next pause, and stores how it ended. */
   *drive(turn: TurnState): Steps<TurnResult> {
     let outcome: Outcome;
@@ -165,10 +224,10 @@ export class TurnLoop {
   }
 
   /** Stores the end (or the pause) of the turn, ends its span, and emits its last events. */
-  *finish(turn: TurnState, outcome: Outcome): Steps<TurnResult> {
+  *finish(turn: TurnState, ending: Outcome): Steps<TurnResult> {
     const { emit } = turn.runtime;
     const { sessionId, turnId } = turn;
-    if (outcome.status === 'awaiting_approval') {
+    if (ending.status === 'awaiting_approval') {
       turn.status = transition(turn.status, 'awaiting_approval');
       try {
         yield* settled(this.write(turn, []));
@@ -198,6 +257,25 @@ export class TurnLoop {
       return this.#result(turn, this.#parts.options.approvalMessage, pending);
     }
 
+    let outcome: Ending = ending;
+    const { guards } = this.#parts;
+    if (
+      outcome.status === 'completed' &&
+      guards.output.length > 0 &&
+      turn.runtime.control.stopped === undefined
+    ) {
+      const checked = yield* settled(
+        Guards.run(guards.output, 'output', outcome.reply, turn.runtime.requestContext),
+      );
+      if (checked.block) {
+        const { guard, reason } = checked.block.error;
+        this.#addNote(turn, 'guardrail', { stage: 'output', guard, action: 'block', reason });
+        outcome = this.#blocked(turn, checked.block);
+      } else if (checked.rewrites) {
+        this.noteRewrites(turn, 'output', checked.rewrites);
+        outcome = { ...outcome, reply: checked.text };
+      }
+    }
     turn.status = transition(turn.status, outcome.status);
     turn.endedAt = isoNow();
     if (turn.approvals) {
@@ -208,7 +286,8 @@ export class TurnLoop {
     if (outcome.error) {
       const message = this.#parts.options.exposeErrorDetails ? outcome.error.message : outcome.reply;
       turn.error = { code: errorCode(outcome.error), message };
-      if (outcome.status === 'failed') {
+      // A blocked turn is logged too (a warning): operators see what was refused and, for a check that broke, why.
+      if (outcome.status === 'failed' || outcome.status === 'blocked') {
         logTurnFailure(this.#parts.logger, outcome.error, failedTurn(turn, this.#parts.orchestrator.name));
       }
     }
@@ -333,6 +412,9 @@ export class TurnLoop {
         // A hand-written `Orchestrator` may throw or reject: the turn ends with that error, not a crash.
         decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
       }
+      // Agents' tasks are checked before they are recorded or run: a rewrite is what is stored and sent.
+      if (this.#parts.guards.checksToolInput && !isErrorMessage(decision))
+        decision = yield* this.#checkCalls(turn, decision);
       endDecisionSpan(decisionSpan, decision, recorder);
       if (control.stopped !== undefined) return this.#stopped(turn);
       const step = toRouteStep(hop, decision, startedAt, options.exposeErrorDetails);
@@ -352,6 +434,39 @@ export class TurnLoop {
       const paused = yield* this.#runCalls(turn, calls, conversation, decisionContext, step.calls);
       if (paused) return PAUSED;
     }
+  }
+
+  /** The decision with its calls' tasks as the `toolInput` guardrails let them through; blocked calls are noted on the turn. */
+  *#checkCalls(turn: TurnState, decision: ToolCall | ToolCall[]): Steps<ToolCall | ToolCall[]> {
+    const calls = Array.isArray(decision) ? decision : [decision];
+    const checkedCalls: ToolCall[] = [];
+    const recorded: JsonValue[] = [];
+    for (const call of calls) {
+      const checks = isRouteToUser(call) ? [] : this.#parts.guards.forAgent('toolInput', call.toolName);
+      if (checks.length === 0) {
+        checkedCalls.push(call);
+        continue;
+      }
+      const checked = yield* settled(
+        Guards.run(checks, 'toolInput', call.message, turn.runtime.requestContext, call.toolName),
+      );
+      if (checked.block) {
+        (turn.blockedCalls ??= new Map()).set(call.id, checked.block.error);
+        const { guard, reason } = checked.block.error;
+        recorded.push({ toolCallId: call.id, guard, action: 'block', reason });
+        checkedCalls.push(call);
+      } else if (checked.rewrites) {
+        for (const { guard, reason } of checked.rewrites)
+          recorded.push(
+            reason === undefined
+              ? { toolCallId: call.id, guard, action: 'rewrite' }
+              : { toolCallId: call.id, guard, action: 'rewrite', reason },
+          );
+        checkedCalls.push({ ...call, message: checked.text });
+      } else checkedCalls.push(call);
+    }
+    if (recorded.length > 0) turn.recorder.annotate({ guardrails: recorded });
+    return Array.isArray(decision) ? checkedCalls : (checkedCalls[0] as ToolCall);
   }
 
   /** Adds the decision's step (after any notes the orchestrator recorded) to the turn, and emits them. */
@@ -415,6 +530,14 @@ export class TurnLoop {
 
     for (let index = 0; index < calls.length; index += 1) {
       const call = calls[index] as ToolCall;
+      const blocked = turn.blockedCalls?.get(call.id);
+      if (blocked) {
+        const refusal = blockedReply(call, blocked);
+        step.results[index] = refusal;
+        if (refusals) refusals.push(refusal);
+        else refusals = [refusal];
+        continue;
+      }
       const recorded = turn.approvals?.filter((approval) => approval.toolCallId === call.id);
       if (recorded && recorded.length > 0) {
         const verdict = verdictFor(recorded);
@@ -564,8 +687,14 @@ export class TurnLoop {
     const agent = this.#parts.agents.get(call.toolName) as Agent;
     const timeoutMs = agent.timeoutMs ?? this.#parts.options.agentTimeoutMs;
     const correlationId = turn.steps[turn.steps.length - 1]?.annotations?.correlationId;
+    const checks = this.#parts.guards.forAgent('toolOutput', agent.name);
+    const { requestContext } = turn.runtime;
     return runAgentCall({
       correlationId,
+      checkReply:
+        checks.length === 0
+          ? undefined
+          : (content: string) => Guards.run(checks, 'toolOutput', content, requestContext, agent.name),
       resume,
       agent,
       call,
@@ -614,6 +743,20 @@ function nestSteps(turn: TurnState, toolCallId: string, innerSteps: InnerStep[])
   const calls = [...step.calls];
   calls[index] = { ...(calls[index] as StepCall), innerSteps };
   turn.steps[last] = { ...step, calls };
+}
+
+/** The error reply of a call a `toolInput` guardrail blocked: the agent never ran. */
+function blockedReply(call: ToolCall, error: GuardrailBlockedError): ToolMessage {
+  return {
+    id: createId('msg'),
+    role: 'tool',
+    name: call.toolName,
+    toolCallId: call.id,
+    content: `Agent '${call.toolName}' was not called: blocked by guardrail '${error.guard}' (${error.reason})`,
+    status: 'error',
+    createdAt: isoNow(),
+    metadata: { errorCode: error.code, guard: error.guard },
+  };
 }
 
 function addApprovals(turn: TurnState, approvals: ApprovalRecord[]): void {

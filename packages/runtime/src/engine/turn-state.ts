@@ -1,6 +1,7 @@
 import type { Context, Span } from '@opentelemetry/api';
 import {
   createId,
+  type GuardrailBlockedError,
   type MessageItem,
   type RequestContext,
   type StepAnnotations,
@@ -108,6 +109,8 @@ export class TurnState {
   unanswered: ToolCall[] = [];
   /** The calls of the step {@link unanswered} belongs to, for the replies in call order. */
   unansweredStep: StepCall[] | undefined;
+  /** Calls a `toolInput` guardrail blocked in this process, by call id: they reply with the refusal, never run. */
+  blockedCalls: Map<string, GuardrailBlockedError> | undefined;
   /** Set once a write was sent: a store failure after it leaves the outcome unknown. */
   wrote = false;
   readonly runtime: TurnRuntime;

@@ -1,4 +1,5 @@
 import type { TokenUsage } from '@switchboard/core';
+import type { Guardrail } from '../guardrails/guardrail.js';
 import type { ApprovalRecord, RouteStep, TurnStatus } from '../turns/turn-record.js';
 import type { ApprovalRule } from './approvals.js';
 import type { TurnEvent } from './events.js';
@@ -76,6 +77,14 @@ export interface TurnOptions {
   approvalMessage?: string;
   /** The stored answer of an interrupted turn. */
   interruptedMessage?: string;
+  /**
+   * Checks that may redact or block the user's message, the answer, and
+   * each agent's task and reply (see {@link Guardrail}); they run in order,
+   * each on what the previous one let through.
+   */
+  guardrails?: readonly Guardrail[];
+  /** The reply when a guardrail blocks a message or an answer and gives no message of its own. */
+  blockedMessage?: string;
 }
 
 /** One user message to process. */
@@ -88,6 +97,8 @@ export interface TurnRequest {
   /** The name of the API key the request came with (traced; never the key). */
   keyName?: string;
   requestId?: string;
+  /** How deep this request is in a chain of servers calling each other (`x-switchboard-depth`). */
+  depth?: number;
   metadata?: Record<string, unknown>;
   /** Receives every event of the turn as it happens. */
   onEvent?: (event: TurnEvent) => void;
