@@ -33,6 +33,9 @@ export {
 export { RoundRobinOrchestrator, type RoundRobinOrchestratorOptions } from './round-robin-orchestrator.js';
 export { RoutingOrchestrator } from './routing-orchestrator.js';
 export { SequentialOrchestrator, type SequentialOrchestratorOptions } from './sequential-orchestrator.js';
+export { StepRefusedError } from './step-refused-error.js';
+export { type StepRulesOptions, StepRulesOrchestrator, withSteps } from './step-rules.js';
+export type { StepCondition, StepPredicate, StepRule, StepRuleState } from './step-rules-config.js';
 export { SupervisorOrchestrator, type SupervisorOrchestratorOptions } from './supervisor-orchestrator.js';
 export { MISSING_MARKER } from './supervisor-prompt.js';
 export type { SubGoal } from './supervisor-schema.js';
