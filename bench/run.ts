@@ -2,11 +2,13 @@
 // bounded in time and count. Each server runs in its own process; the load generator runs here.
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
-//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn (default all that can run)
+//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn, fanout (default all that can run)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
+//   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { compileServer } from './compile.js';
+import { type FanOutResult, printFanOut } from './fan-out-report.js';
 import { type LoadResult, runLoad } from './load.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRoundTrips } from './round-trips.js';
@@ -37,7 +39,9 @@ const VARIANTS: Variant[] = [
   },
   { name: 'traced', script: 'servers/switchboard.ts', env: { BENCH_TRACING: '1', BENCH_OTLP_URL: sinkUrl } },
 ];
-const wanted = (process.env.BENCH_VARIANTS ?? [...VARIANTS.map((v) => v.name), 'turn'].join(',')).split(',');
+const wanted = (
+  process.env.BENCH_VARIANTS ?? [...VARIANTS.map((v) => v.name), 'turn', 'fanout'].join(',')
+).split(',');
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
 
@@ -110,6 +114,22 @@ async function measureTurnOverhead(): Promise<TurnCost[]> {
   }
 }
 
+/** The wall time of a supervisor's fan-out against running its branches one after the other, compiled, in a child process. */
+async function measureFanOut(): Promise<FanOutResult> {
+  const child = fork(await compileServer('fan-out.ts'), {
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    return await new Promise<FanOutResult>((resolve, reject) => {
+      child.once('message', (message: { result: FanOutResult }) => resolve(message.result));
+      child.once('exit', (code) => reject(new Error(`fan-out exited with code ${code}`)));
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
 const results = new Map<string, Awaited<ReturnType<typeof measure>>>();
 for (const variant of VARIANTS.filter((v) => wanted.includes(v.name))) {
   try {
@@ -120,6 +140,7 @@ for (const variant of VARIANTS.filter((v) => wanted.includes(v.name))) {
 }
 
 const turnCosts = wanted.includes('turn') ? await measureTurnOverhead() : [];
+const fanOut = wanted.includes('fanout') ? await measureFanOut() : undefined;
 
 await deleteKeys(redisUrl, keyPrefix).catch(() => {});
 const roundTripsPerTurn = wanted.includes('redis')
@@ -164,3 +185,5 @@ if (turnCosts.length > 0) {
     );
   }
 }
+
+if (fanOut && !printFanOut(fanOut)) process.exitCode = 1;
