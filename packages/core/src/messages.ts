@@ -71,6 +71,9 @@ export const ToolCallSchema = z.object({
    * Run this call only once a person approves it: the turn pauses in state
    * `awaiting_approval` until the approval is resolved. Agents and the app's
    * approval policy can require approval too; this asks for it on one call.
+   * On `route_to_user` the answer waits for a person's approval before the
+   * user sees it (a rejection ends the turn with the app's
+   * `answerRejectedMessage` instead).
    */
   requiresApproval: z.boolean().optional(),
   /**
@@ -157,7 +160,7 @@ export function toolCall(toolName: string, message: string, { id, ...rest }: Too
  */
 export function routeToUser(
   message: string,
-  options: Omit<ToolCallOptions, 'input' | 'requiresApproval' | 'timeoutMs' | 'fanInGraceMs'> = {},
+  options: Omit<ToolCallOptions, 'input' | 'timeoutMs' | 'fanInGraceMs'> = {},
 ): ToolCall {
   return toolCall(ROUTE_TO_USER, message, options);
 }

@@ -185,9 +185,6 @@ function checkCall(value: unknown, agents: readonly AgentMeta[]): ErrorMessage |
   if (!isAllowed(call.toolName, agents)) {
     return { error: new UnknownAgentError({ agent: call.toolName, knownAgents: agents.map((a) => a.name) }) };
   }
-  if (call.requiresApproval && call.toolName === ROUTE_TO_USER) {
-    return invalid(`'${ROUTE_TO_USER}' cannot require approval: it only answers the user`);
-  }
   return undefined;
 }
 

@@ -72,6 +72,7 @@ export type {
   TurnRequest,
   TurnResult,
 } from './engine/turn-engine.js';
+export * from './guardrails/index.js';
 export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
 export type { RateLimitOptions } from './server/access.js';
 export {

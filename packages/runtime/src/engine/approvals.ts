@@ -139,6 +139,11 @@ export class ApprovalGate {
     return record;
   }
 
+  /** The pending approval of an answer that must wait for a person (`routeToUser(text, { requiresApproval: true })`). */
+  openForAnswer(call: ToolCall): ApprovalRecord {
+    return this.open(call, { requestedBy: 'orchestrator', risk: 'medium', ttlSeconds: this.#ttlSeconds });
+  }
+
   /** Pending approval records for the actions an agent paused on (`AgentPause`). */
   openFromAgent(call: ToolCall, pause: AgentPause): ApprovalRecord[] {
     const pauseId = createId('pause');

@@ -130,6 +130,7 @@ export class TurnEngine {
       approvalTtlSeconds = 86_400,
       approvalMessage = 'This needs a person’s approval before I can go on.',
       interruptedMessage = 'This request was stopped before it finished.',
+      answerRejectedMessage = 'The answer to this request was not approved.',
       guardrails,
       blockedMessage = 'Sorry, I can’t help with that request.',
     }: TurnOptions = {},
@@ -153,6 +154,7 @@ export class TurnEngine {
       approvalTtlSeconds,
       approvalMessage,
       interruptedMessage,
+      answerRejectedMessage,
       blockedMessage,
     };
     this.#guards = new Guards(guardrails);

@@ -369,6 +369,7 @@ export class TurnLoop {
     const { turnId } = turn;
     const turnContext = turn.turnContext ?? otelContext.active();
 
+    if (turn.answerApprovalId !== undefined) return this.#approvedAnswer(turn);
     if (turn.unanswered.length > 0) {
       const calls = turn.unanswered;
       turn.unanswered = [];
@@ -430,7 +431,18 @@ export class TurnLoop {
       }
       const calls = Array.isArray(decision) ? decision : [decision];
       const first = calls[0] as ToolCall;
-      if (isRouteToUser(first)) return { reply: first.message, status: 'completed', toolCallId: first.id };
+      if (isRouteToUser(first)) {
+        if (first.requiresApproval) {
+          // The answer waits for a person: it is kept on the approval, and delivered once approved.
+          const approval = this.#parts.gate.openForAnswer(first);
+          addApprovals(turn, [approval]);
+          const stepCall = step.calls[0];
+          if (stepCall) stepCall.approvalId = approval.id;
+          turn.answerApprovalId = approval.id;
+          return PAUSED;
+        }
+        return { reply: first.message, status: 'completed', toolCallId: first.id };
+      }
       const paused = yield* this.#runCalls(turn, calls, conversation, decisionContext, step.calls);
       if (paused) return PAUSED;
     }
@@ -467,6 +479,21 @@ export class TurnLoop {
     }
     if (recorded.length > 0) turn.recorder.annotate({ guardrails: recorded });
     return Array.isArray(decision) ? checkedCalls : (checkedCalls[0] as ToolCall);
+  }
+
+  /** The end of a turn whose answer waited for a person: the answer once approved, the refusal otherwise. */
+  #approvedAnswer(turn: TurnState): Outcome {
+    const approval = turn.approvals?.find((record) => record.id === turn.answerApprovalId);
+    if (!approval || approval.status === 'pending') return PAUSED;
+    if (approval.status === 'approved')
+      return { status: 'completed', reply: approval.message, toolCallId: approval.toolCallId };
+    const { answerRejectedMessage } = this.#parts.options;
+    const comment = approval.comment?.trim();
+    return {
+      status: 'completed',
+      reply: comment ? `${answerRejectedMessage} (${comment})` : answerRejectedMessage,
+      toolCallId: approval.toolCallId,
+    };
   }
 
   /** Adds the decision's step (after any notes the orchestrator recorded) to the turn, and emits them. */

@@ -109,6 +109,8 @@ export class TurnState {
   unanswered: ToolCall[] = [];
   /** The calls of the step {@link unanswered} belongs to, for the replies in call order. */
   unansweredStep: StepCall[] | undefined;
+  /** Set when the turn's answer waits for (or was given) a person's approval: that approval's id. */
+  answerApprovalId: string | undefined;
   /** Calls a `toolInput` guardrail blocked in this process, by call id: they reply with the refusal, never run. */
   blockedCalls: Map<string, GuardrailBlockedError> | undefined;
   /** Set once a write was sent: a store failure after it leaves the outcome unknown. */
@@ -238,6 +240,11 @@ export class TurnState {
     state.messages = history.slice(from);
     state.turnStart = index - from;
     state.hop = record.steps.filter((step) => step.kind !== 'note').length;
+    const final = record.steps.at(-1);
+    if (final?.kind === 'answer' && final.calls[0]?.approvalId !== undefined) {
+      // The answer waits (or waited) for a person: it is delivered, or refused, once that is decided.
+      state.answerApprovalId = final.calls[0].approvalId;
+    }
     const last = record.steps.findLast((step) => step.kind === 'call' || step.kind === 'fan-out');
     if (last) {
       const answered = new Set(state.repliesTo(last.calls).map((reply) => reply.toolCallId));

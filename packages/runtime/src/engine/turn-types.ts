@@ -78,6 +78,12 @@ export interface TurnOptions {
   /** The stored answer of an interrupted turn. */
   interruptedMessage?: string;
   /**
+   * The answer when a person rejects an answer that waited for approval
+   * (`routeToUser(text, { requiresApproval: true })`); the reviewer's comment
+   * follows it.
+   */
+  answerRejectedMessage?: string;
+  /**
    * Checks that may redact or block the user's message, the answer, and
    * each agent's task and reply (see {@link Guardrail}); they run in order,
    * each on what the previous one let through.
