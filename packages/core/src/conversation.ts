@@ -1,4 +1,5 @@
 import type { AgentMeta, MessageItem, ToolMessage, UserMessage } from './messages.js';
+import type { TurnLimits } from './profiles.js';
 import type { StepRecorder } from './step-notes.js';
 
 /**
@@ -36,6 +37,11 @@ export interface Conversation {
    * {@link annotateStep} and {@link recordStep}). The runtime always sets it.
    */
   readonly recorder?: StepRecorder;
+  /**
+   * The limits the turn runs under, when the app uses strategy profiles
+   * (see `TurnLimits`); undefined otherwise.
+   */
+  readonly limits?: TurnLimits;
 }
 
 /** The user message that started the current turn. */

@@ -39,6 +39,14 @@ export abstract class SwitchboardError extends Error {
   abstract readonly kind: ErrorKind;
   /** A stable machine-readable code, e.g. `validation_error`. */
   abstract readonly code: string;
+  /**
+   * True when trying the same thing again may succeed (a timeout, a remote
+   * agent's 5xx or lost connection): a strategy profile's agent retries
+   * apply only to these. False for everything the caller must change first.
+   */
+  get retryable(): boolean {
+    return false;
+  }
   /** @internal class names from the concrete class up to `SwitchboardError`. */
   readonly [MARKER]: readonly string[];
 
@@ -213,15 +221,31 @@ export class AgentError extends SystemError {
    * inner steps), for the session's history. Never the error's own text.
    */
   readonly metadata?: Record<string, unknown>;
+  readonly #retryable: boolean;
   constructor({
     agent,
     message,
     cause,
     metadata,
-  }: { agent: string; message?: string; cause?: unknown; metadata?: Record<string, unknown> }) {
+    retryable,
+  }: {
+    agent: string;
+    message?: string;
+    cause?: unknown;
+    metadata?: Record<string, unknown>;
+    /** Default: the cause's own `retryable` (an error an agent throws may set it), else false. */
+    retryable?: boolean;
+  }) {
     super({ message: `Agent '${agent}' failed: ${message ?? describeError(cause)}`, cause });
     this.agent = agent;
     if (metadata) this.metadata = metadata;
+    this.#retryable =
+      retryable ??
+      (typeof cause === 'object' && cause !== null && (cause as { retryable?: unknown }).retryable === true);
+  }
+
+  override get retryable(): boolean {
+    return this.#retryable;
   }
 }
 
@@ -244,6 +268,31 @@ export class AgentTimeoutError extends AgentError {
     });
     this.timeoutMs = timeoutMs;
     this.fanInGrace = fanInGrace;
+  }
+
+  /** A timeout is worth another try (the grace period of a fan-in is not: its siblings have answered). */
+  override get retryable(): boolean {
+    return !this.fanInGrace;
+  }
+}
+
+/** A turn ran past its strategy profile's deadline (`turnTimeoutMs`). */
+export class TurnDeadlineError extends SystemError {
+  readonly code = 'turn_deadline_exceeded';
+  readonly timeoutMs: number;
+  constructor({ timeoutMs }: { timeoutMs: number }) {
+    super({ message: `The turn did not finish within its deadline of ${timeoutMs} ms` });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** A decision fanned out while the turn's strategy profile allows one call per decision. */
+export class FanOutNotAllowedError extends SystemError {
+  readonly code = 'fan_out_not_allowed';
+  constructor({ profile, calls }: { profile: string; calls: number }) {
+    super({
+      message: `The '${profile}' profile allows one agent call per decision; this decision made ${calls} at once`,
+    });
   }
 }
 

@@ -18,6 +18,7 @@ export {
   CorruptRecordError,
   describeError,
   type ErrorKind,
+  FanOutNotAllowedError,
   GuardrailBlockedError,
   IdempotencyKeyReusedError,
   InvalidDecisionError,
@@ -31,6 +32,7 @@ export {
   type SwitchboardErrorOptions,
   SystemError,
   TurnAbandonedError,
+  TurnDeadlineError,
   TurnInterruptedError,
   TurnNotActiveError,
   UnknownAgentError,
@@ -68,6 +70,7 @@ export {
   type OrchestratorOptions,
   validateDecision,
 } from './orchestrator.js';
+export { BUILT_IN_PROFILES, type StrategyProfile, type TurnLimits, useProfile } from './profiles.js';
 export {
   annotateStep,
   discardStreamedAnswer,

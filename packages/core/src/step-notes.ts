@@ -52,6 +52,8 @@ export interface StepRecorder {
    * {@link streamAnswer}). Absent on recorders that stream nothing.
    */
   stream?(delta: string, reset?: boolean): void;
+  /** Switches the turn to another strategy profile from its next decision on (see `useProfile`). */
+  profile?(name: string): void;
 }
 
 /**

@@ -18,11 +18,13 @@ import type {
   SetContentOptions,
   StepAnnotations,
   StepRecorder,
+  StrategyProfile,
   SwitchboardErrorOptions,
   TokenUsage,
   ToolCall,
   ToolCallOptions,
   ToolMessage,
+  TurnLimits,
   UserMessage,
 } from '@switchboard/core';
 import * as core from '@switchboard/core';
@@ -59,11 +61,13 @@ const RUNTIME_EXPORTS = [
   'ApprovalPendingError',
   'ApprovalResolvedError',
   'AssistantMessageSchema',
+  'BUILT_IN_PROFILES',
   'CallDepthExceededError',
   'ConfigurationError',
   'ContextMissingError',
   'CorruptRecordError',
   'ErrorMessageSchema',
+  'FanOutNotAllowedError',
   'GuardrailBlockedError',
   'IdempotencyKeyReusedError',
   'InvalidDecisionError',
@@ -80,6 +84,7 @@ const RUNTIME_EXPORTS = [
   'ToolCallSchema',
   'ToolMessageSchema',
   'TurnAbandonedError',
+  'TurnDeadlineError',
   'TurnInterruptedError',
   'TurnNotActiveError',
   'UnknownAgentError',
@@ -102,6 +107,7 @@ const RUNTIME_EXPORTS = [
   'streamAnswer',
   'toolCall',
   'turnMessages',
+  'useProfile',
   'validateDecision',
 ];
 
@@ -141,11 +147,13 @@ export type DocumentedTypes = [
   SetContentOptions,
   StepAnnotations,
   StepRecorder,
+  StrategyProfile,
   SwitchboardErrorOptions,
   TokenUsage,
   ToolCall,
   ToolCallOptions,
   ToolMessage,
+  TurnLimits,
   UserMessage,
 ];
 
@@ -169,11 +177,13 @@ const DOCUMENTED_TYPE_NAMES = [
   'SetContentOptions',
   'StepAnnotations',
   'StepRecorder',
+  'StrategyProfile',
   'SwitchboardErrorOptions',
   'TokenUsage',
   'ToolCall',
   'ToolCallOptions',
   'ToolMessage',
+  'TurnLimits',
   'UserMessage',
 ];
 
@@ -215,7 +225,7 @@ describe('@switchboard/core public API', () => {
     const errorClasses = Object.entries(core)
       .filter(([name]) => /^[A-Z]\w*Error$/.test(name))
       .map(([, value]) => value);
-    expect(errorClasses).toHaveLength(25);
+    expect(errorClasses).toHaveLength(27);
     const notErrors = errorClasses.filter(
       (errorClass) =>
         errorClass !== core.SwitchboardError &&

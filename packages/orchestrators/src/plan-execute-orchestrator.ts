@@ -58,7 +58,7 @@ export interface PlanExecuteOrchestratorOptions extends LlmClientOptions {
   agents: readonly AgentMeta[];
   /** The planning model, e.g. `gpt-4o-mini`. It must support JSON-schema structured output. */
   model: string;
-  /** New plans per turn, after a failed step or a review that revised the plan. Default 2. */
+  /** New plans per turn, after a failed step or a review that revised the plan. Default 2; a strategy profile's `maxReplans` wins. */
   maxReplans?: number;
   /**
    * After a round whose steps all succeeded, while steps remain, the model
@@ -165,6 +165,11 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     this.#temperature = temperature;
   }
 
+  /** The re-plan bound of a turn: its strategy profile's `maxReplans` when it has one, else `maxReplans`. */
+  maxReplansFor(conversation: Conversation): number {
+    return conversation.limits?.maxReplans ?? this.maxReplans;
+  }
+
   /** The session-memory key of a turn's plan. */
   memoryKey(turnId: string): string {
     return `plan-execute:${this.name}:${turnId}`;
@@ -187,11 +192,11 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
       (step) => step.status === 'failed' && results.some((result) => result.toolCallId === step.callId),
     );
     if (failed.length > 0) {
-      if (state.replans < this.maxReplans) return this.#replan(conversation, state, failed);
+      if (state.replans < this.maxReplansFor(conversation)) return this.#replan(conversation, state, failed);
       return this.#synthesise(conversation, state, { replanLimit: true });
     }
     const remaining = state.steps.some((step) => step.status === 'pending');
-    if (remaining && this.reviewResults && state.replans < this.maxReplans)
+    if (remaining && this.reviewResults && state.replans < this.maxReplansFor(conversation))
       return this.#review(conversation, state);
     if (readySteps(state).length > 0) return this.#fanOut(conversation, state);
     return this.#synthesise(conversation, state);
@@ -335,7 +340,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     return routeToUser(`${asked.value.answer}${note}`, {
       thought: asked.value.thought,
       reason: replanLimit
-        ? `stopped at the limit of ${this.maxReplans} re-plan${this.maxReplans === 1 ? '' : 's'}`
+        ? `stopped at the limit of ${state.replans} re-plan${state.replans === 1 ? '' : 's'}`
         : 'synthesised from the plan’s results',
     });
   }

@@ -44,7 +44,7 @@ export interface SupervisorOrchestratorOptions extends LlmClientOptions {
   agents: readonly AgentMeta[];
   /** The supervising model, e.g. `gpt-4o-mini`. It must support JSON-schema structured output. */
   model: string;
-  /** Rounds of fan-out per turn, the first included: the synthesis may ask for `maxRounds − 1` more. Default 2. */
+  /** Rounds of fan-out per turn, the first included: the synthesis may ask for `maxRounds − 1` more. Default 2; a strategy profile's `maxRounds` wins. */
   maxRounds?: number;
   /** Replaces the role description of the decomposition prompt. */
   instructions?: string;
@@ -192,7 +192,9 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
   async #synthesise(conversation: Conversation): Promise<Decision> {
     const rounds = roundsOf(conversation);
     const done = rounds.length;
-    const roundsLeft = conversation.agents.length > 0 ? Math.max(0, this.maxRounds - done) : 0;
+    // A strategy profile's bound wins over the option.
+    const maxRounds = conversation.limits?.maxRounds ?? this.maxRounds;
+    const roundsLeft = conversation.agents.length > 0 ? Math.max(0, maxRounds - done) : 0;
     const latest = rounds.at(-1) ?? [];
     const missing = latest.filter((result) => result.status !== 'ok' || result.content.trim() === '');
     const recorded = {
@@ -226,7 +228,7 @@ export class SupervisorOrchestrator extends AbstractOrchestrator {
     return routeToUser(bounded ? `${answer}\n\n${this.roundLimitNote(done)}` : answer, {
       thought,
       reason: bounded
-        ? `stopped at the bound of ${this.maxRounds} rounds`
+        ? `stopped at the bound of ${maxRounds} rounds`
         : `synthesised from ${done} round${done > 1 ? 's' : ''}`,
     });
   }

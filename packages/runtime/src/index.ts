@@ -51,7 +51,7 @@ export {
   type OrchestratorAgentOptions,
   orchestratorAgent,
 } from './agents/orchestrator-agent.js';
-export { type RemoteAgentOptions, remoteAgent } from './agents/remote-agent.js';
+export { RemoteAgentError, type RemoteAgentOptions, remoteAgent } from './agents/remote-agent.js';
 export {
   App,
   type AppOptions,

@@ -27,6 +27,36 @@ export interface RemoteAgentOptions {
   maxResponseBytes?: number;
 }
 
+/**
+ * A remote agent's failure, with a code saying what went wrong: the server
+ * could not be reached (`remote_unreachable`), answered 5xx
+ * (`remote_unavailable`) — both retryable — or refused the call with a 4xx
+ * (`remote_rejected`), or answered something else than a reply
+ * (`remote_invalid_reply`).
+ */
+export class RemoteAgentError extends AgentError {
+  override readonly code: 'remote_unreachable' | 'remote_unavailable' | 'remote_rejected' | 'remote_invalid_reply';
+  /** The HTTP status, when the server answered. */
+  readonly status?: number;
+  constructor({
+    agent,
+    code,
+    message,
+    status,
+    cause,
+  }: {
+    agent: string;
+    code: RemoteAgentError['code'];
+    message: string;
+    status?: number;
+    cause?: unknown;
+  }) {
+    super({ agent, message, cause, retryable: code === 'remote_unreachable' || code === 'remote_unavailable' });
+    this.code = code;
+    if (status !== undefined) this.status = status;
+  }
+}
+
 const RemoteReplySchema = z.object({ reply: z.string(), status: z.string().optional() });
 const RemoteErrorSchema = z.object({ error: z.object({ message: z.string(), code: z.string().optional() }) });
 
@@ -118,7 +148,12 @@ async function callRemote(
     });
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    throw new AgentError({ agent: name, message: `could not reach ${endpoint}`, cause: error });
+    throw new RemoteAgentError({
+      agent: name,
+      code: 'remote_unreachable',
+      message: `could not reach ${endpoint}`,
+      cause: error,
+    });
   }
   const text = await readBody(response, maxResponseBytes, endpoint, name);
   let json: unknown;
@@ -134,11 +169,20 @@ async function callRemote(
       throw new NestingDepthError({ agent: name, depth, maxDepth: depth - 1 });
     }
     const reason = detail.success ? detail.data.error.message : text.slice(0, 200);
-    throw new AgentError({ agent: name, message: `${endpoint} answered ${response.status}: ${reason}` });
+    throw new RemoteAgentError({
+      agent: name,
+      code: response.status >= 500 ? 'remote_unavailable' : 'remote_rejected',
+      status: response.status,
+      message: `${endpoint} answered ${response.status}: ${reason}`,
+    });
   }
   const reply = RemoteReplySchema.safeParse(json);
   if (!reply.success)
-    throw new AgentError({ agent: name, message: `${endpoint} answered without a "reply" string` });
+    throw new RemoteAgentError({
+      agent: name,
+      code: 'remote_invalid_reply',
+      message: `${endpoint} answered without a "reply" string`,
+    });
   if (reply.data.status === 'failed')
     throw new AgentError({ agent: name, message: `the remote turn failed: ${reply.data.reply}` });
   return reply.data.reply;

@@ -47,6 +47,8 @@ export interface AgentCallContext {
    * it through is what is traced, streamed (`agent-end`), stored and seen.
    */
   checkReply?: (content: string) => GuardOutcome | Promise<GuardOutcome>;
+  /** Further attempts after a retryable failure (the turn's strategy profile), with exponential backoff and full jitter. */
+  retry?: { retries: number; baseDelayMs: number; maxDelayMs: number };
 }
 
 /** An agent call that paused for approval (the agent threw an `AgentPause`): no reply yet. */
@@ -205,7 +207,10 @@ class CallContext implements AgentContext {
 /** One running call: what it needs to become a `tool` message once it has ended. */
 class RunningCall {
   readonly messageId = createId('msg');
-  readonly abort = new AgentAbort();
+  /** The abort of the current attempt. */
+  abort = new AgentAbort();
+  /** Attempts made so far (1 for the first). */
+  attempts = 1;
   readonly options: AgentCallContext;
   readonly span: Span;
   readonly base: AgentEventBase | undefined;
@@ -249,18 +254,91 @@ class RunningCall {
     return message;
   }
 
-  fail(error: unknown): ToolMessage | PausedCall {
+  fail(error: unknown): ToolMessage | PausedCall | Promise<ToolMessage | PausedCall> {
     if (AgentPause.isInstance(error)) {
       endAgentSpan(this.span, { status: 'paused', content: error.message });
       return { paused: true, call: this.options.call, pause: error };
     }
-    const { agent, exposeErrorDetails } = this.options;
+    const { agent, exposeErrorDetails, retry, control } = this.options;
     const failure = toAgentError(agent.name, error);
+    if (retry && this.attempts <= retry.retries && failure.retryable && control.stopped === undefined)
+      return this.#retry(failure, retry);
     const { metadata } = failure;
     if (exposeErrorDetails) return this.finish({ content: failure.message, metadata, failure });
     const reply = this.finish({ content: describeFailure(agent.name, failure), metadata, failure });
     detailedReplies.set(reply, { ...reply, metadata: { ...reply.metadata, errorDetail: failure.message } });
     return reply;
+  }
+
+  /** Waits (exponential backoff with full jitter), then runs the call again; the span records each retry. */
+  async #retry(
+    failure: AgentError,
+    { baseDelayMs, maxDelayMs }: NonNullable<AgentCallContext['retry']>,
+  ): Promise<ToolMessage | PausedCall> {
+    const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (this.attempts - 1));
+    const delayMs = Math.round(Math.random() * ceiling);
+    this.span.addEvent('retry', {
+      'switchboard.attempt': this.attempts,
+      'switchboard.error.code': failure.code,
+      'switchboard.retry.delay_ms': delayMs,
+    });
+    const { control } = this.options;
+    const wait = new AgentAbort();
+    const unfollow = control.track(wait);
+    try {
+      await wait.race(new Promise((resolve) => setTimeout(resolve, delayMs)));
+    } catch {
+      // The turn stopped while waiting: the failure stands.
+    } finally {
+      unfollow();
+    }
+    if (control.stopped !== undefined) return this.fail(control.stopped);
+    this.attempts += 1;
+    this.span.setAttribute('switchboard.agent.attempts', this.attempts);
+    this.abort = new AgentAbort();
+    return this.attempt();
+  }
+
+  /** One attempt of the call: runs the agent with its timeout and abort signal. */
+  attempt(): ToolMessage | PausedCall | Promise<ToolMessage | PausedCall> {
+    const { agent, call, conversation, request, parent, timeoutMs, control, emit } = this.options;
+    const startedAt = performance.now();
+    const { base, abort } = this;
+    const context = new CallContext(call, conversation, request, abort, this.options.resume);
+    if (emit) callStreams.set(context, { emit, toolCallId: call.id });
+    const agentContext = withSpan(parent, this.span);
+    let reply: AgentReply | PromiseLike<AgentReply>;
+    try {
+      reply =
+        agentContext === parent
+          ? agent.run(call.message, context)
+          : otelContext.with(agentContext, runAgent, undefined, agent, call.message, context);
+    } catch (error) {
+      return this.fail(error);
+    }
+    const { checkReply } = this.options;
+    if (typeof reply === 'string') {
+      return checkReply
+        ? finishChecked(this, { content: reply }, checkReply)
+        : this.finish({ content: reply });
+    }
+
+    // The timeout counts from the start of the attempt, including any synchronous work run() did.
+    const timer = setTimeout(
+      () => abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
+      Math.max(0, timeoutMs - (performance.now() - startedAt)),
+    );
+    const { fanIn } = this.options;
+    const unfollow =
+      fanIn && call.fanInGraceMs !== undefined
+        ? fanIn.follow(agent.name, call.fanInGraceMs, abort)
+        : undefined;
+    // A reply a guardrail checks is not streamed as it is written: a delta could carry what it would remove.
+    const onDelta =
+      base && !checkReply ? (delta: string) => emit?.({ type: 'agent-delta', ...base, delta }) : undefined;
+    const pending = reply;
+    const settled = otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
+    return finishWhenSettled(settled, timer, this, unfollow, checkReply);
   }
 }
 
@@ -290,45 +368,10 @@ function runAgent(
 export function runAgentCall(
   options: AgentCallContext,
 ): ToolMessage | PausedCall | Promise<ToolMessage | PausedCall> {
-  const { agent, call, conversation, request, parent, timeoutMs, control, emit } = options;
-  const startedAt = performance.now();
   const running = new RunningCall(options);
-  const { base, abort } = running;
-  if (base) emit?.({ type: 'agent-start', ...base, message: call.message });
-
-  const context = new CallContext(call, conversation, request, abort, options.resume);
-  if (emit) callStreams.set(context, { emit, toolCallId: call.id });
-  const agentContext = withSpan(parent, running.span);
-  let reply: AgentReply | PromiseLike<AgentReply>;
-  try {
-    reply =
-      agentContext === parent
-        ? agent.run(call.message, context)
-        : otelContext.with(agentContext, runAgent, undefined, agent, call.message, context);
-  } catch (error) {
-    return running.fail(error);
-  }
-  const { checkReply } = options;
-  if (typeof reply === 'string') {
-    return checkReply
-      ? finishChecked(running, { content: reply }, checkReply)
-      : running.finish({ content: reply });
-  }
-
-  // The timeout counts from the start of the call, including any synchronous work run() did.
-  const timer = setTimeout(
-    () => abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
-    Math.max(0, timeoutMs - (performance.now() - startedAt)),
-  );
-  const { fanIn } = options;
-  const unfollow =
-    fanIn && call.fanInGraceMs !== undefined ? fanIn.follow(agent.name, call.fanInGraceMs, abort) : undefined;
-  // A reply a guardrail checks is not streamed as it is written: a delta could carry what it would remove.
-  const onDelta =
-    base && !checkReply ? (delta: string) => emit?.({ type: 'agent-delta', ...base, delta }) : undefined;
-  const pending = reply;
-  const settled = otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
-  return finishWhenSettled(settled, timer, running, unfollow, checkReply);
+  const { base } = running;
+  if (base) options.emit?.({ type: 'agent-start', ...base, message: options.call.message });
+  return running.attempt();
 }
 
 /** A reply blocked by a `toolOutput` guardrail: an error the orchestrator sees, code `blocked`. */

@@ -13,8 +13,10 @@ import {
   StoreUnavailableError,
   TurnAbandonedError,
   TurnInterruptedError,
+  type TurnLimits,
   TurnNotActiveError,
   type UserMessage,
+  ValidationError,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
 import type { Logger } from '../logging/logger.js';
@@ -36,6 +38,7 @@ import type { TurnEvent } from './events.js';
 import { type GuardOutcome, Guards } from './guards.js';
 import { LeaseRenewer } from './lease-renewer.js';
 import { MemoryRenewal } from './memory-renewal.js';
+import { Profiles } from './profiles.js';
 import { runSteps, type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
 import { TurnControl } from './turn-control.js';
@@ -105,6 +108,7 @@ export class TurnEngine {
   readonly #options: LoopParts['options'];
   readonly #loop: TurnLoop;
   readonly #guards: Guards;
+  readonly #profiles: Profiles;
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
   readonly #stopListening: () => void;
@@ -133,6 +137,8 @@ export class TurnEngine {
       answerRejectedMessage = 'The answer to this request was not approved.',
       guardrails,
       blockedMessage = 'Sorry, I can’t help with that request.',
+      profiles,
+      profile,
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
@@ -158,12 +164,14 @@ export class TurnEngine {
       blockedMessage,
     };
     this.#guards = new Guards(guardrails);
+    this.#profiles = new Profiles(profiles, profile);
     this.#loop = new TurnLoop({
       orchestrator: parts.orchestrator,
       agents: parts.agents,
       sessions: parts.sessions,
       gate: new ApprovalGate(parts.agents, approvalPolicy, approvalTtlSeconds),
       guards: this.#guards,
+      profiles: this.#profiles,
       options: this.#options,
       logger: parts.logger,
     });
@@ -243,6 +251,18 @@ export class TurnEngine {
   #storeIdleMs(tenantId: string | undefined): number | undefined {
     const own = tenantId === undefined ? undefined : this.#options.tenantSessionIdleTtlSeconds[tenantId];
     return own === undefined ? undefined : own * 1000;
+  }
+
+  /** The limits a new turn runs under: the profile its request asks for (only the app's), else the app's default. */
+  #limitsFor(request: TurnRequest): TurnLimits | undefined {
+    const asked = request.metadata?.profile;
+    if (asked === undefined) return this.#profiles.default;
+    const limits = typeof asked === 'string' ? this.#profiles.get(asked) : undefined;
+    if (!limits)
+      throw new ValidationError({
+        message: `metadata.profile must be one of this app's profiles: ${this.#profiles.names.join(', ')}`,
+      });
+    return limits;
   }
 
   /**
@@ -331,6 +351,7 @@ export class TurnEngine {
   ): Steps<TurnResult> {
     const { sessionId, userId, tenantId } = request;
     const sessions = this.sessionsOf(tenantId);
+    const limits = this.#limitsFor(request);
     // The input guardrails run before anything else sees the message: what they let through is all that is
     // stored, traced, streamed and routed.
     let content = request.message;
@@ -348,7 +369,8 @@ export class TurnEngine {
     };
     if (request.metadata) userMessage.metadata = request.metadata;
     const requestKey = request.idempotencyKey
-      ? { key: request.idempotencyKey, fingerprint: fingerprint(request) }
+      ? // Of the message as the guardrails let it through: not even a digest of what they removed is kept.
+        { key: request.idempotencyKey, fingerprint: fingerprint({ ...request, message: content }) }
       : undefined;
     const turn = new TurnState(
       {
@@ -369,6 +391,7 @@ export class TurnEngine {
         idleTtlMs: this.#storeIdleMs(tenantId),
       },
     );
+    turn.limits = limits;
     // In the same tick as the turn's first store call: with Redis, one round trip carries both.
     this.#memoryRenewal?.renew(
       memoryNamespace('session', { sessionId, userId, tenantId }),
@@ -519,6 +542,8 @@ export class TurnEngine {
         detail: `the user message of turn '${record.turnId}' is missing`,
       });
     }
+    // A profile the app no longer has gives way to its default.
+    turn.limits = (record.profile && this.#profiles.get(record.profile)) || this.#profiles.default;
     return turn;
   }
 
@@ -562,6 +587,7 @@ export class TurnEngine {
         idleTtlMs: this.#storeIdleMs(requestContext.tenantId),
       });
       if (!turn) throw new NotFoundError({ resource: 'Turn', id: turnId });
+      turn.limits = (record.profile && this.#profiles.get(record.profile)) || this.#profiles.default;
       turn.recoveries = (turn.recoveries ?? 0) + 1;
       this.#loop.startPart(turn, 'recovery');
       return yield* this.#loop.drive(turn);

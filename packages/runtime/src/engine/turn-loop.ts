@@ -4,6 +4,7 @@ import {
   type Conversation,
   createId,
   type Decision,
+  FanOutNotAllowedError,
   type GuardrailBlockedError,
   isErrorMessage,
   isRouteToUser,
@@ -17,6 +18,7 @@ import {
   type TokenUsage,
   type ToolCall,
   type ToolMessage,
+  TurnDeadlineError,
   validateDecision,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
@@ -47,6 +49,7 @@ import { isPausedCall, orchestratorReply, type PausedCall, runAgentCall } from '
 import { type ApprovalGate, refusalMessage, verdictFor, withdraw } from './approvals.js';
 import { FanIn } from './fan-in.js';
 import { type GuardOutcome, Guards } from './guards.js';
+import type { Profiles } from './profiles.js';
 import { errorCode, toRouteStep } from './route-step.js';
 import { type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
@@ -77,7 +80,9 @@ export interface LoopParts {
   gate: ApprovalGate;
   /** The app's guardrails, by stage. */
   guards: Guards;
-  options: Required<Omit<TurnOptions, 'approvalPolicy' | 'guardrails'>>;
+  /** The app's strategy profiles. */
+  profiles: Profiles;
+  options: Required<Omit<TurnOptions, 'approvalPolicy' | 'guardrails' | 'profiles' | 'profile'>>;
   /** Where a failed turn's error and detail go (clients get only a safe message). */
   logger?: Logger;
 }
@@ -205,9 +210,17 @@ export class TurnLoop {
   /** Runs the turn from where it stands to its end or its next pause, and stores how it ended. */
   *drive(turn: TurnState): Steps<TurnResult> {
     let outcome: Outcome;
+    // The profile's deadline counts this part of the turn (not the time it waited for a person).
+    const timeoutMs = turn.limits?.turnTimeoutMs;
+    const deadline =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => turn.runtime.control.stop(new TurnDeadlineError({ timeoutMs })), timeoutMs);
     try {
       outcome = yield* this.#loop(turn);
+      clearTimeout(deadline);
     } catch (error) {
+      clearTimeout(deadline);
       if (turn.span) endTurnSpan(turn.span, { error: asError(error) });
       if (StoreUnavailableError.isInstance(error) && turn.wrote) {
         // The write may have been stored even though its reply was lost.
@@ -354,6 +367,7 @@ export class TurnLoop {
   #stopped(turn: TurnState): Outcome {
     const { control } = turn.runtime;
     if (control.leaseLost) throw control.stopped;
+    if (TurnDeadlineError.isInstance(control.stopped)) return this.#limit(turn, control.stopped as Error);
     return {
       status: 'interrupted',
       reply: this.#parts.options.interruptedMessage,
@@ -364,7 +378,7 @@ export class TurnLoop {
 
   *#loop(turn: TurnState): Steps<Outcome> {
     const { orchestrator, options } = this.#parts;
-    const { maxHops, failureMessage } = options;
+    const { failureMessage } = options;
     const { control } = turn.runtime;
     const { turnId } = turn;
     const turnContext = turn.turnContext ?? otelContext.active();
@@ -381,14 +395,8 @@ export class TurnLoop {
 
     for (;;) {
       if (control.stopped !== undefined) return this.#stopped(turn);
-      if (turn.hop >= maxHops) {
-        return {
-          reply: failureMessage,
-          status: 'failed',
-          error: new MaxHopsExceededError({ maxHops }),
-          toolCallId: `error_${turnId}`,
-        };
-      }
+      const maxHops = turn.limits?.maxHops ?? options.maxHops;
+      if (turn.hop >= maxHops) return this.#limit(turn, new MaxHopsExceededError({ maxHops }));
       const hop = turn.hop++;
       const { recorder } = turn;
       recorder.hop = hop;
@@ -416,6 +424,14 @@ export class TurnLoop {
       // Agents' tasks are checked before they are recorded or run: a rewrite is what is stored and sent.
       if (this.#parts.guards.checksToolInput && !isErrorMessage(decision))
         decision = yield* this.#checkCalls(turn, decision);
+      if (turn.recorder.profileName !== undefined) decision = this.#switchProfile(turn, decision);
+      const { limits } = turn;
+      if (limits && !limits.allowFanOut && Array.isArray(decision) && decision.length > 1) {
+        decision = {
+          error: new FanOutNotAllowedError({ profile: limits.profile, calls: decision.length }),
+          userMessage: 'Sorry, this request needs several agents at once, which is not allowed here.',
+        };
+      }
       endDecisionSpan(decisionSpan, decision, recorder);
       if (control.stopped !== undefined) return this.#stopped(turn);
       const step = toRouteStep(hop, decision, startedAt, options.exposeErrorDetails);
@@ -493,6 +509,41 @@ export class TurnLoop {
       status: 'completed',
       reply: comment ? `${answerRejectedMessage} (${comment})` : answerRejectedMessage,
       toolCallId: approval.toolCallId,
+    };
+  }
+
+  /** Takes the profile a router asked for (`useProfile`) from the next decision on; an unknown one fails this decision. */
+  #switchProfile(turn: TurnState, decision: Decision): Decision {
+    const { recorder } = turn;
+    const name = recorder.profileName as string;
+    recorder.profileName = undefined;
+    const limits = this.#parts.profiles.get(name);
+    if (!limits) {
+      const known = this.#parts.profiles.names.join(', ');
+      return {
+        error: new OrchestratorError({
+          orchestrator: this.#parts.orchestrator.name,
+          cause: new Error(`useProfile('${name}'): the app has no such profile (${known})`),
+        }),
+      };
+    }
+    turn.limits = limits;
+    recorder.note('profile', { profile: name });
+    return decision;
+  }
+
+  /**
+   * The end of a turn that hit a limit (its hops, its deadline): with a
+   * profile whose `onLimit` is `partial`, the best result it had, with a note;
+   * the app's failure message otherwise.
+   */
+  #limit(turn: TurnState, error: Error): Ending {
+    const partial = turn.limits?.onLimit === 'partial';
+    return {
+      status: 'failed',
+      reply: partial ? partialAnswer(turn, error) : this.#parts.options.failureMessage,
+      error,
+      toolCallId: `limit_${turn.turnId}`,
     };
   }
 
@@ -700,6 +751,7 @@ export class TurnLoop {
       agents: this.#parts.orchestrator.agents,
       lastResults: turn.lastResults,
       recorder: turn.recorder,
+      limits: turn.limits,
     };
   }
 
@@ -716,7 +768,16 @@ export class TurnLoop {
     const correlationId = turn.steps[turn.steps.length - 1]?.annotations?.correlationId;
     const checks = this.#parts.guards.forAgent('toolOutput', agent.name);
     const { requestContext } = turn.runtime;
+    const { limits } = turn;
     return runAgentCall({
+      retry:
+        limits && limits.agentRetries > 0
+          ? {
+              retries: limits.agentRetries,
+              baseDelayMs: limits.retryBaseDelayMs,
+              maxDelayMs: limits.retryMaxDelayMs,
+            }
+          : undefined,
       correlationId,
       checkReply:
         checks.length === 0
@@ -784,6 +845,35 @@ function blockedReply(call: ToolCall, error: GuardrailBlockedError): ToolMessage
     createdAt: isoNow(),
     metadata: { errorCode: error.code, guard: error.guard },
   };
+}
+
+/**
+ * What the user reads when a turn stops at a limit: the latest good reply of
+ * each agent this turn (three at most), after a note saying why it stopped.
+ */
+function partialAnswer(turn: TurnState, error: Error): string {
+  const why = TurnDeadlineError.isInstance(error)
+    ? `I ran out of time after ${duration((error as TurnDeadlineError).timeoutMs)}`
+    : `I reached the limit of ${turn.limits?.maxHops ?? turn.hop} steps`;
+  const latest = new Map<string, string>();
+  for (const message of turn.turnMessages()) {
+    if (message.role === 'tool' && message.status === 'ok' && message.content.trim() !== '') {
+      latest.delete(message.name);
+      latest.set(message.name, message.content.trim());
+    }
+  }
+  const found = [...latest].slice(-3);
+  if (found.length === 0)
+    return `${why} before any result came in. Please try again, or ask for less at once.`;
+  const parts = found.map(([agent, content]) => (found.length === 1 ? content : `${agent}: ${content}`));
+  return `${why}, so this may be incomplete. What I have so far:\n\n${parts.join('\n\n')}`;
+}
+
+/** `1.5 s`, `300 ms`, `2 min`. */
+function duration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
+  return `${Math.round(ms / 60_000)} min`;
 }
 
 function addApprovals(turn: TurnState, approvals: ApprovalRecord[]): void {

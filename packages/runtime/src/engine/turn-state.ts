@@ -9,6 +9,7 @@ import {
   type TokenUsage,
   type ToolCall,
   type ToolMessage,
+  type TurnLimits,
 } from '@switchboard/core';
 import type { SessionLease, SessionStore } from '../stores/session-store.js';
 import type {
@@ -34,6 +35,13 @@ export class DecisionNotes implements StepRecorder {
   tokens: TokenUsage | undefined;
   /** Where streamed answer text goes; set only when the turn is streamed. */
   answerSink: ((delta: string, reset: boolean) => void) | undefined;
+
+  /** A profile a router asked for (`useProfile`), taken by the engine when it records the step. */
+  profileName: string | undefined;
+
+  profile(name: string): void {
+    this.profileName = name;
+  }
 
   stream(delta: string, reset = false): void {
     this.answerSink?.(delta, reset);
@@ -109,6 +117,8 @@ export class TurnState {
   unanswered: ToolCall[] = [];
   /** The calls of the step {@link unanswered} belongs to, for the replies in call order. */
   unansweredStep: StepCall[] | undefined;
+  /** The limits of the turn's strategy profile, when the app uses profiles. */
+  limits: TurnLimits | undefined;
   /** Set when the turn's answer waits for (or was given) a person's approval: that approval's id. */
   answerApprovalId: string | undefined;
   /** Calls a `toolInput` guardrail blocked in this process, by call id: they reply with the refusal, never run. */
@@ -173,6 +183,7 @@ export class TurnState {
     if (this.approvals) record.approvals = this.approvals.map((approval) => ({ ...approval }));
     if (this.recoveries) record.recoveries = this.recoveries;
     if (this.usage) record.usage = this.usage;
+    if (this.limits) record.profile = this.limits.profile;
     return record;
   }
 

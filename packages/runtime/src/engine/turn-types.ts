@@ -1,4 +1,4 @@
-import type { TokenUsage } from '@switchboard/core';
+import type { StrategyProfile, TokenUsage } from '@switchboard/core';
 import type { Guardrail } from '../guardrails/guardrail.js';
 import type { ApprovalRecord, RouteStep, TurnStatus } from '../turns/turn-record.js';
 import type { ApprovalRule } from './approvals.js';
@@ -91,6 +91,20 @@ export interface TurnOptions {
   guardrails?: readonly Guardrail[];
   /** The reply when a guardrail blocks a message or an answer and gives no message of its own. */
   blockedMessage?: string;
+  /**
+   * Strategy profiles beside the built-in `conservative`, `exploratory` and
+   * `fallback`: named limit sets (hops, a turn deadline, agent retries,
+   * re-plans, rounds, fan-out, what the user gets at a limit); a limit left
+   * out takes `fallback`'s value.
+   */
+  profiles?: Readonly<Record<string, StrategyProfile>>;
+  /**
+   * The profile every turn runs under unless its request asks for another of
+   * the app's profiles (`metadata.profile`) or a router switches
+   * (`useProfile`). Without it, turns run without a profile unless asked:
+   * `maxHops` and the agents' timeouts only, no retries.
+   */
+  profile?: string;
 }
 
 /** One user message to process. */

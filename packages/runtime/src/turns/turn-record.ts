@@ -176,6 +176,8 @@ export interface TurnRecord {
   recoveries?: number;
   /** Tokens of every model call of the turn (routers' and agents'), when any reported usage. */
   usage?: TokenUsage;
+  /** The strategy profile the turn runs under, when the app uses profiles. */
+  profile?: string;
 }
 
 /**

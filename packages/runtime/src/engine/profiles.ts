@@ -1,0 +1,68 @@
+import {
+  BUILT_IN_PROFILES,
+  ConfigurationError,
+  type StrategyProfile,
+  type TurnLimits,
+} from '@switchboard/core';
+
+const WHOLE_NUMBERS = [
+  ['maxHops', 1],
+  ['agentRetries', 0],
+  ['retryBaseDelayMs', 0],
+  ['retryMaxDelayMs', 0],
+  ['maxReplans', 0],
+  ['maxRounds', 1],
+] as const;
+
+/**
+ * The app's strategy profiles, resolved once: the built-in ones and the
+ * app's own (each limit it leaves out taken from `fallback`), and the one
+ * turns use by default.
+ */
+export class Profiles {
+  readonly #byName: ReadonlyMap<string, TurnLimits>;
+  /** The limits of a turn that asks for none; undefined when the app has no default profile. */
+  readonly default: TurnLimits | undefined;
+
+  constructor(custom: Readonly<Record<string, StrategyProfile>> = {}, defaultProfile?: string) {
+    const byName = new Map<string, TurnLimits>(Object.entries(BUILT_IN_PROFILES));
+    for (const [name, profile] of Object.entries(custom)) byName.set(name, resolve(name, profile));
+    this.#byName = byName;
+    if (defaultProfile !== undefined && !byName.has(defaultProfile)) {
+      throw new ConfigurationError({
+        message: `The default profile '${defaultProfile}' is not one of the app's profiles: ${[...byName.keys()].join(', ')}`,
+      });
+    }
+    this.default = defaultProfile === undefined ? undefined : byName.get(defaultProfile);
+  }
+
+  /** The limits of profile `name`, or undefined when the app has no such profile. */
+  get(name: string): TurnLimits | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** The names a request or a router may choose from. */
+  get names(): string[] {
+    return [...this.#byName.keys()];
+  }
+}
+
+function resolve(name: string, profile: StrategyProfile): TurnLimits {
+  if (typeof profile !== 'object' || profile === null)
+    throw new ConfigurationError({ message: `Profile '${name}' must be an object of limits` });
+  for (const [key, least] of WHOLE_NUMBERS) {
+    const value = profile[key];
+    if (value !== undefined && (!Number.isInteger(value) || value < least))
+      throw new ConfigurationError({
+        message: `Profile '${name}': ${key} must be an integer of at least ${least}, got ${value}`,
+      });
+  }
+  const { turnTimeoutMs } = profile;
+  if (turnTimeoutMs !== undefined && (!Number.isInteger(turnTimeoutMs) || turnTimeoutMs <= 0))
+    throw new ConfigurationError({
+      message: `Profile '${name}': turnTimeoutMs must be a positive integer of milliseconds, got ${turnTimeoutMs}`,
+    });
+  if (profile.onLimit !== undefined && profile.onLimit !== 'partial' && profile.onLimit !== 'error')
+    throw new ConfigurationError({ message: `Profile '${name}': onLimit must be 'partial' or 'error'` });
+  return { ...BUILT_IN_PROFILES.fallback, ...profile, profile: name };
+}
