@@ -120,6 +120,10 @@ export const AgentMetaSchema = z.object({
   keywords: z.array(z.string()).optional(),
   requiresApproval: z.boolean().optional(),
   metadata: metadata.optional(),
+  /** The JSON Schema of what the agent accepts, when it declares one. */
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** The JSON Schema of what the agent answers, when it declares one. */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** What an orchestrator knows about an agent. */

@@ -6,8 +6,10 @@ import {
   type RequestContext,
   type ToolCall,
 } from '@switchboard/core';
+import type { z } from 'zod';
 import type { ApprovalRule } from '../engine/approvals.js';
 import type { AgentResume } from './agent-pause.js';
+import { jsonSchemaOf, withSchemas } from './agent-schemas.js';
 
 /** What an agent's `run` receives besides the task text. */
 export interface AgentContext {
@@ -29,6 +31,8 @@ export interface AgentContext {
    * saved and the decisions.
    */
   resume?: AgentResume;
+  /** With an `input` schema on the agent: the call's input as the schema parsed it (defaults and transforms applied). */
+  input?: unknown;
 }
 
 /** A reply with metadata kept on the stored `tool` message (e.g. token usage). */
@@ -61,6 +65,20 @@ export interface Agent extends Omit<AgentMeta, 'requiresApproval'> {
    * message with `status: 'error'` that the orchestrator sees.
    */
   run(message: string, context: AgentContext): AgentReply | Promise<AgentReply>;
+  /**
+   * What the agent accepts (a zod schema): each call's structured `input`,
+   * else its message (as JSON when it is JSON), is checked before the agent
+   * runs; a call it refuses is an error reply (`invalid_agent_input`) with
+   * the schema's issues, and the agent gets the parsed value as
+   * `context.input`. Shown in the agents listing as JSON Schema.
+   */
+  input?: z.ZodType;
+  /**
+   * What the agent must answer (a zod schema over its reply, as text, else
+   * as JSON): a reply it refuses becomes an error reply
+   * (`invalid_agent_output`). Shown in the agents listing as JSON Schema.
+   */
+  output?: z.ZodType;
 }
 
 /** The definition accepted by {@link defineAgent}. */
@@ -105,7 +123,16 @@ export function defineAgent(definition: AgentDefinition): Agent {
   if (definition.timeoutMs !== undefined && !(definition.timeoutMs > 0)) {
     throw new ConfigurationError({ message: `Agent '${definition.name}' has an invalid timeoutMs` });
   }
-  return { ...definition };
+  const { input, output } = definition;
+  for (const [key, schema] of [
+    ['input', input],
+    ['output', output],
+  ] as const) {
+    if (schema !== undefined && typeof (schema as { safeParse?: unknown }).safeParse !== 'function')
+      throw new ConfigurationError({ message: `Agent '${definition.name}': ${key} must be a zod schema` });
+  }
+  if (!input && !output) return { ...definition };
+  return { ...definition, run: withSchemas(definition.name, definition.run, input, output) };
 }
 
 /** The metadata of an agent, without its implementation: what an orchestrator is given. */
@@ -116,6 +143,8 @@ export function agentMeta({
   keywords,
   requiresApproval,
   metadata,
+  input,
+  output,
 }: Agent): AgentMeta {
   const meta: AgentMeta = { name, description };
   if (capabilities) meta.capabilities = capabilities;
@@ -123,5 +152,9 @@ export function agentMeta({
   // A rule may or may not ask for approval on a given call: orchestrators are told it may.
   if (requiresApproval !== undefined) meta.requiresApproval = requiresApproval !== false;
   if (metadata) meta.metadata = metadata;
+  const inputSchema = jsonSchemaOf(input);
+  if (inputSchema) meta.inputSchema = inputSchema;
+  const outputSchema = jsonSchemaOf(output);
+  if (outputSchema) meta.outputSchema = outputSchema;
   return meta;
 }

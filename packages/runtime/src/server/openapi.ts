@@ -1,3 +1,4 @@
+import type { AgentMeta } from '@switchboard/core';
 import { z } from 'zod';
 import { openAiPaths } from './openai-openapi.js';
 import {
@@ -24,7 +25,21 @@ const errors = (...statuses: number[]) =>
  * The OpenAPI 3.1 document of the HTTP API, generated once from the same zod
  * schemas that validate requests.
  */
-export function buildOpenApiDocument({ title, chatRequest }: { title: string; chatRequest: z.ZodType }) {
+export function buildOpenApiDocument({
+  title,
+  chatRequest,
+  agents = [],
+}: {
+  title: string;
+  chatRequest: z.ZodType;
+  /** The agents whose input and output schemas are published as components (`<agent>.input`, `<agent>.output`). */
+  agents?: readonly AgentMeta[];
+}) {
+  const agentSchemas: Record<string, unknown> = {};
+  for (const agent of agents) {
+    if (agent.inputSchema) agentSchemas[`${agent.name}.input`] = agent.inputSchema;
+    if (agent.outputSchema) agentSchemas[`${agent.name}.output`] = agent.outputSchema;
+  }
   const sessionParameter = {
     name: 'id',
     in: 'path',
@@ -129,5 +144,6 @@ export function buildOpenApiDocument({ title, chatRequest }: { title: string; ch
       },
       ...openAiPaths(),
     },
+    ...(Object.keys(agentSchemas).length > 0 ? { components: { schemas: agentSchemas } } : {}),
   };
 }

@@ -104,7 +104,11 @@ export function createRoutes(
   }: ServerLimits & { exposeErrorDetails?: boolean } = {},
 ) {
   const ChatRequest = chatRequestSchema(maxMessageLength);
-  const openApi = buildOpenApiDocument({ title: backend.name, chatRequest: ChatRequest });
+  const openApi = buildOpenApiDocument({
+    title: backend.name,
+    chatRequest: ChatRequest,
+    agents: backend.agents,
+  });
   const agentsBody = { agents: backend.agents };
   const app = new Hono();
 
