@@ -35,7 +35,11 @@ export interface RemoteAgentOptions {
  * (`remote_invalid_reply`).
  */
 export class RemoteAgentError extends AgentError {
-  override readonly code: 'remote_unreachable' | 'remote_unavailable' | 'remote_rejected' | 'remote_invalid_reply';
+  override readonly code:
+    | 'remote_unreachable'
+    | 'remote_unavailable'
+    | 'remote_rejected'
+    | 'remote_invalid_reply';
   /** The HTTP status, when the server answered. */
   readonly status?: number;
   constructor({
@@ -51,7 +55,12 @@ export class RemoteAgentError extends AgentError {
     status?: number;
     cause?: unknown;
   }) {
-    super({ agent, message, cause, retryable: code === 'remote_unreachable' || code === 'remote_unavailable' });
+    super({
+      agent,
+      message,
+      cause,
+      retryable: code === 'remote_unreachable' || code === 'remote_unavailable',
+    });
     this.code = code;
     if (status !== undefined) this.status = status;
   }
