@@ -19,6 +19,7 @@ import {
   ValidationError,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent.js';
+import type { ConversationReview } from '../guardrails/guardrail.js';
 import type { Logger } from '../logging/logger.js';
 import { isPromiseLike } from '../promise-like.js';
 import { bindMemory, memoryNamespace, userSessionsNamespace } from '../stores/memory-binding.js';
@@ -109,6 +110,7 @@ export class TurnEngine {
   readonly #loop: TurnLoop;
   readonly #guards: Guards;
   readonly #profiles: Profiles;
+  readonly #reviews: readonly ConversationReview[];
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
   readonly #stopListening: () => void;
@@ -139,6 +141,7 @@ export class TurnEngine {
       blockedMessage = 'Sorry, I can’t help with that request.',
       profiles,
       profile,
+      reviews = [],
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
@@ -165,6 +168,7 @@ export class TurnEngine {
     };
     this.#guards = new Guards(guardrails);
     this.#profiles = new Profiles(profiles, profile);
+    this.#reviews = reviews;
     this.#loop = new TurnLoop({
       orchestrator: parts.orchestrator,
       agents: parts.agents,
@@ -251,6 +255,45 @@ export class TurnEngine {
   #storeIdleMs(tenantId: string | undefined): number | undefined {
     const own = tenantId === undefined ? undefined : this.#options.tenantSessionIdleTtlSeconds[tenantId];
     return own === undefined ? undefined : own * 1000;
+  }
+
+  /**
+   * The periodic reviews due at the start of a turn: each runs once `every`
+   * messages (default 10) came since it last ran, over the recent messages.
+   * Where it stopped is kept in session memory (`review:<name>`). `warn` and
+   * `escalate` are recorded as a `review` note step; `escalate` makes the
+   * answer wait for a person. A review that throws is recorded as a warning:
+   * it does not hold up the conversation.
+   */
+  *#review(turn: TurnState): Steps<void> {
+    const { requestContext } = turn.runtime;
+    const memory = requestContext.getMemory('session');
+    const { messages } = turn;
+    for (const review of this.#reviews) {
+      const every = review.every ?? 10;
+      const key = `review:${review.name}`;
+      const stored = yield* settled(memory.getContent(key));
+      const last = stored.success
+        ? (stored.data as { lastMessageId?: unknown } | undefined)?.lastMessageId
+        : undefined;
+      const at = typeof last === 'string' ? messages.findIndex((message) => message.id === last) : -1;
+      const since = messages.length - (at + 1);
+      if (since < every) continue;
+      let verdict: Awaited<ReturnType<ConversationReview['review']>>;
+      try {
+        verdict = yield* settled(review.review(messages, { request: requestContext }));
+      } catch (error) {
+        verdict = {
+          verdict: 'warn',
+          reason: `the review failed (${error instanceof Error ? error.name : 'error'})`,
+        };
+      }
+      yield* settled(memory.setContent(key, { lastMessageId: messages[messages.length - 1]?.id }));
+      if (verdict.verdict === 'pass') continue;
+      turn.recorder.note('review', { review: review.name, verdict: verdict.verdict, reason: verdict.reason });
+      turn.span?.setAttribute(`switchboard.review.${review.name}`, verdict.verdict);
+      if (verdict.verdict === 'escalate') turn.escalation = `review '${review.name}': ${verdict.reason}`;
+    }
   }
 
   /** The limits a new turn runs under: the profile its request asks for (only the app's), else the app's default. */
@@ -434,6 +477,7 @@ export class TurnEngine {
         });
         if (checked?.block) return yield* this.#loop.block(turn, 'input', checked.block);
         if (checked?.rewrites) this.#loop.noteRewrites(turn, 'input', checked.rewrites);
+        if (this.#reviews.length > 0) yield* this.#review(turn);
         return yield* this.#loop.drive(turn);
       }
       if (opened.kind === 'duplicate') {

@@ -82,7 +82,7 @@ export interface LoopParts {
   guards: Guards;
   /** The app's strategy profiles. */
   profiles: Profiles;
-  options: Required<Omit<TurnOptions, 'approvalPolicy' | 'guardrails' | 'profiles' | 'profile'>>;
+  options: Required<Omit<TurnOptions, 'approvalPolicy' | 'guardrails' | 'profiles' | 'profile' | 'reviews'>>;
   /** Where a failed turn's error and detail go (clients get only a safe message). */
   logger?: Logger;
 }
@@ -448,9 +448,11 @@ export class TurnLoop {
       const calls = Array.isArray(decision) ? decision : [decision];
       const first = calls[0] as ToolCall;
       if (isRouteToUser(first)) {
-        if (first.requiresApproval) {
+        if (first.requiresApproval || turn.escalation !== undefined) {
           // The answer waits for a person: it is kept on the approval, and delivered once approved.
-          const approval = this.#parts.gate.openForAnswer(first);
+          const approval = this.#parts.gate.openForAnswer(
+            turn.escalation === undefined ? first : { ...first, reason: turn.escalation },
+          );
           addApprovals(turn, [approval]);
           const stepCall = step.calls[0];
           if (stepCall) stepCall.approvalId = approval.id;

@@ -117,6 +117,8 @@ export class TurnState {
   unanswered: ToolCall[] = [];
   /** The calls of the step {@link unanswered} belongs to, for the replies in call order. */
   unansweredStep: StepCall[] | undefined;
+  /** Set when a periodic review escalated: why. The turn's answer then waits for a person's approval. */
+  escalation: string | undefined;
   /** The limits of the turn's strategy profile, when the app uses profiles. */
   limits: TurnLimits | undefined;
   /** Set when the turn's answer waits for (or was given) a person's approval: that approval's id. */
@@ -251,6 +253,10 @@ export class TurnState {
     state.messages = history.slice(from);
     state.turnStart = index - from;
     state.hop = record.steps.filter((step) => step.kind !== 'note').length;
+    const escalated = record.steps.find(
+      (step) => step.label === 'review' && step.annotations?.verdict === 'escalate',
+    );
+    if (escalated) state.escalation = String(escalated.annotations?.reason ?? 'a review escalated');
     const final = record.steps.at(-1);
     if (final?.kind === 'answer' && final.calls[0]?.approvalId !== undefined) {
       // The answer waits (or waited) for a person: it is delivered, or refused, once that is decided.

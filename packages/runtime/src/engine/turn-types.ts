@@ -1,5 +1,5 @@
 import type { StrategyProfile, TokenUsage } from '@switchboard/core';
-import type { Guardrail } from '../guardrails/guardrail.js';
+import type { ConversationReview, Guardrail } from '../guardrails/guardrail.js';
 import type { ApprovalRecord, RouteStep, TurnStatus } from '../turns/turn-record.js';
 import type { ApprovalRule } from './approvals.js';
 import type { TurnEvent } from './events.js';
@@ -89,6 +89,12 @@ export interface TurnOptions {
    * each on what the previous one let through.
    */
   guardrails?: readonly Guardrail[];
+  /**
+   * Periodic reviews of the conversation (a compliance check every N
+   * messages): `warn` is recorded, `escalate` makes the turn's answer wait
+   * for a person's approval (see {@link ConversationReview}).
+   */
+  reviews?: readonly ConversationReview[];
   /** The reply when a guardrail blocks a message or an answer and gives no message of its own. */
   blockedMessage?: string;
   /**
