@@ -46,3 +46,4 @@ export { MISSING_MARKER } from './supervisor-prompt.js';
 export type { SubGoal } from './supervisor-schema.js';
 export type { TaskClassifier, TaskDescription } from './task-classifier.js';
 export { type TaskDefinition, TaskOrchestrator, type TaskOrchestratorOptions } from './task-orchestrator.js';
+export { type ToolStepRulesOptions, toolStepRules } from './tool-step-rules.js';

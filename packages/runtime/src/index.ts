@@ -37,6 +37,8 @@ export {
   type LlmToolDefinition,
   llmTool,
 } from './agents/llm-tool.js';
+export { ToolTimeoutError } from './agents/llm-tool-attempts.js';
+export type { LlmToolFilter, LlmToolFilterContext, LlmToolResult } from './agents/llm-tool-filter.js';
 export {
   endGeneration,
   type GenerationStart,

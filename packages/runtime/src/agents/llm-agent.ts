@@ -1,59 +1,22 @@
 import { type Context, context as otelContext } from '@opentelemetry/api';
-import { AgentError, ConfigurationError, type Memory } from '@switchboard/core';
+import { AgentError, type Memory } from '@switchboard/core';
 import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions';
 import { type Agent, type AgentContext, type AgentReplyWithMetadata, defineAgent } from './agent.js';
 import { type AgentApprovalDecision, AgentPause } from './agent-pause.js';
+import { checkOptions, type LlmAgentOptions } from './llm-agent-options.js';
 import { partialAnswer, readSavedRun, type SavedRun } from './llm-agent-run.js';
-import { clientResolver, type LlmClientOptions } from './llm-client.js';
-import {
-  type ConversationMemoryOptions,
-  type ConversationMemoryStrategy,
-  conversationMemory,
-} from './llm-memory.js';
+import { clientResolver } from './llm-client.js';
+import { conversationMemory } from './llm-memory.js';
 import { fitHistory } from './llm-memory-budget.js';
 import { callModel, type ModelRequest } from './llm-model-call.js';
 import { estimateTokens } from './llm-token-estimate.js';
 import type { LlmTool } from './llm-tool.js';
 import { toolApprovals } from './llm-tool-approvals.js';
+import { type LlmToolResult, offeredTools } from './llm-tool-filter.js';
 import { runToolCalls } from './llm-tool-runner.js';
 import type { TokenUsage } from './llm-tracing.js';
 
-/** Options of {@link llmAgent}. */
-export interface LlmAgentOptions extends LlmClientOptions {
-  name: string;
-  /** What the agent does; orchestrators read it to choose agents. */
-  description: string;
-  /** The model name, e.g. `gpt-4o-mini`. */
-  model: string;
-  /** The system prompt, or a function computing it for each call. */
-  instructions: string | ((context: AgentContext) => string | Promise<string>);
-  /** Tools the model may call, defined with {@link llmTool}. */
-  tools?: readonly LlmTool[];
-  /**
-   * The most model calls per agent call (tool-call rounds included). Default
-   * 10. A model still asking for tools at the limit does not fail the call:
-   * the agent answers with what it has — its text so far, else the tool
-   * results so far — and marks the reply `metadata.partial: true`.
-   */
-  maxIterations?: number;
-  temperature?: number;
-  /** The most tokens each model call may generate, sent as `max_completion_tokens`. Default: the model's. */
-  maxTokens?: number;
-  /**
-   * What the model sees of the conversation besides the task: `'window'`,
-   * `'summary'` or `'hybrid'`, or the options of {@link conversationMemory}
-   * (window size, summary size, token budget, summary model). Default: none,
-   * as before — only the instructions and the task, so that no call pays for
-   * history (or summaries) it did not ask for.
-   */
-  memory?: ConversationMemoryStrategy | ConversationMemoryOptions;
-  keywords?: string[];
-  capabilities?: string[];
-  /** Stream text deltas (forwarded as `agent-delta` events). Default true. */
-  stream?: boolean;
-  /** Overrides the app's per-agent timeout. */
-  timeoutMs?: number;
-}
+export type { LlmAgentOptions };
 
 /** What one agent call did: kept as the metadata of the stored `tool` message, streamed or not. */
 export interface LlmRunSummary {
@@ -81,41 +44,6 @@ interface RunSetup {
   parent: Context;
 }
 
-function checkOptions({
-  name,
-  model,
-  instructions,
-  tools,
-  maxIterations,
-  maxTokens,
-}: Required<Pick<LlmAgentOptions, 'name' | 'model' | 'instructions' | 'tools' | 'maxIterations'>> &
-  Pick<LlmAgentOptions, 'maxTokens'>) {
-  const owner = `llmAgent '${String(name)}'`;
-  if (typeof model !== 'string' || model === '')
-    throw new ConfigurationError({ message: `${owner} needs a model name` });
-  if (typeof instructions !== 'string' && typeof instructions !== 'function') {
-    throw new ConfigurationError({ message: `${owner} needs instructions (a string or a function)` });
-  }
-  if (!Number.isInteger(maxIterations) || maxIterations < 1) {
-    throw new ConfigurationError({
-      message: `${owner}: maxIterations must be a positive integer, got ${maxIterations}`,
-    });
-  }
-  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
-    throw new ConfigurationError({
-      message: `${owner}: maxTokens must be a positive integer, got ${maxTokens}`,
-    });
-  }
-  const seen = new Set<string>();
-  for (const tool of tools) {
-    if (typeof tool?.definition !== 'object')
-      throw new ConfigurationError({ message: `${owner}: define its tools with llmTool()` });
-    if (seen.has(tool.name))
-      throw new ConfigurationError({ message: `${owner} has two tools named '${tool.name}'` });
-    seen.add(tool.name);
-  }
-}
-
 /**
  * Defines an agent backed by a chat model through the `openai` client (any
  * OpenAI-compatible endpoint). Each call sends the instructions and the task
@@ -140,6 +68,11 @@ function checkOptions({
  * At `maxIterations` the agent answers with what it has instead of failing:
  * the text it wrote so far, else the tool results so far, with
  * `metadata.partial: true`.
+ *
+ * Each tool call runs within its tool's `timeoutMs` and is retried after
+ * a retryable failure (its `retries`, else the turn profile's
+ * `agentRetries`); see {@link llmTool}. A `toolFilter` narrows the tools
+ * offered to each model call, and a call outside them is refused.
  *
  * @example
  * ```ts
@@ -169,6 +102,7 @@ export function llmAgent({
   model,
   instructions,
   tools = [],
+  toolFilter,
   maxIterations = 10,
   temperature,
   maxTokens,
@@ -194,12 +128,27 @@ export function llmAgent({
       return stream ? replies(setup) : whole(setup);
     },
   });
-  checkOptions({ name, model, instructions, tools, maxIterations, maxTokens });
+  checkOptions({ name, model, instructions, tools, maxIterations, maxTokens, toolFilter });
   const owner = `llmAgent '${name}'`;
   const getClient = clientResolver(owner, { client, apiKey, baseURL });
   const toolsByName: ReadonlyMap<string, LlmTool> = new Map(tools.map((tool) => [tool.name, tool]));
   // Computed once: every request sends the same definitions.
   const toolDefinitions = tools.length > 0 ? tools.map((tool) => tool.definition) : undefined;
+  /** The tools to offer for the next model call: all of them, unless the filter narrows them. */
+  async function toolsFor(context: AgentContext, modelCalls: number, results: readonly LlmToolResult[]) {
+    if (!toolFilter || tools.length === 0) return { definitions: toolDefinitions, available: toolsByName };
+    const offered = await offeredTools(toolFilter, tools, {
+      agent: context,
+      agentName: name,
+      modelCalls,
+      results,
+    });
+    return {
+      definitions: offered.length > 0 ? offered.map((tool) => tool.definition) : undefined,
+      available: new Map(offered.map((tool) => [tool.name, tool])),
+      offered: new Set(offered.map((tool) => tool.name)),
+    };
+  }
   const toolsNeedApproval = tools.some((tool) => tool.requiresApproval);
   const reservedTokens = toolDefinitions ? estimateTokens(JSON.stringify(toolDefinitions)) : 0;
   const history =
@@ -222,8 +171,13 @@ export function llmAgent({
     const chat = await getClient();
     let run: SavedRun;
     let pending:
-      | { calls: ChatCompletionMessageFunctionToolCall[]; decisions?: Map<string, AgentApprovalDecision> }
+      | {
+          calls: ChatCompletionMessageFunctionToolCall[];
+          decisions?: Map<string, AgentApprovalDecision>;
+          offered?: ReadonlySet<string>;
+        }
       | undefined;
+    let results: LlmToolResult[] = [];
     if (context.resume) {
       // The call paused on tools that needed approval: continue from where it stopped.
       const saved = readSavedRun(context.resume.state);
@@ -237,6 +191,8 @@ export function llmAgent({
       pending = {
         calls: run.toolCalls,
         decisions: new Map(context.resume.decisions.map((decision) => [decision.id, decision])),
+        // The set the paused calls were offered from, computed again (nothing was used since).
+        offered: (await toolsFor(context, run.iterations - 1, [])).offered,
       };
     } else {
       const system = typeof instructions === 'string' ? instructions : await instructions(context);
@@ -267,24 +223,26 @@ export function llmAgent({
     const { messages, usage } = run;
     for (;;) {
       if (pending) {
-        const results = await runToolCalls(pending.calls, {
+        results = await runToolCalls(pending.calls, {
           tools: toolsByName,
           agent: context,
           signal: context.signal,
           parent,
           decisions: pending.decisions,
+          offered: pending.offered,
         });
         pending.calls.forEach((call, index) => {
-          messages.push({ role: 'tool', tool_call_id: call.id, content: results[index] ?? '' });
+          messages.push({ role: 'tool', tool_call_id: call.id, content: results[index]?.content ?? '' });
         });
         pending = undefined;
       }
+      const { definitions, available, offered } = await toolsFor(context, run.iterations, results);
       run.iterations += 1;
       if (tokenBudget !== undefined && run.historyCount) {
         run.historyCount = fitHistory(messages, run.historyCount, { tokenBudget, reservedTokens });
       }
       const request: ModelRequest = { model, messages: [...messages] };
-      if (toolDefinitions) request.tools = toolDefinitions;
+      if (definitions) request.tools = definitions;
       if (temperature !== undefined) request.temperature = temperature;
       if (maxTokens !== undefined) request.max_completion_tokens = maxTokens;
       const prefix = run.content === '' ? '' : '\n\n';
@@ -313,13 +271,14 @@ export function llmAgent({
         return { content: run.content, metadata: { ...summary } };
       }
       messages.push({ role: 'assistant', content: turn.content || null, tool_calls: turn.toolCalls });
-      const approvals = toolsNeedApproval ? await toolApprovals(turn.toolCalls, toolsByName, context) : [];
+      // Only the offered tools ask for approval: the others are refused without it.
+      const approvals = toolsNeedApproval ? await toolApprovals(turn.toolCalls, available, context) : [];
       if (approvals.length > 0) {
         // None of this round's tools runs before a person has decided; the call resumes from here.
         run.toolCalls = turn.toolCalls;
         throw new AgentPause({ requests: approvals, state: run });
       }
-      pending = { calls: turn.toolCalls };
+      pending = { calls: turn.toolCalls, offered };
     }
   }
 

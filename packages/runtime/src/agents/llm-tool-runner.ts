@@ -1,8 +1,10 @@
-import { type Context, context as otelContext, trace } from '@opentelemetry/api';
+import { type Context, context as otelContext, type Span, trace } from '@opentelemetry/api';
 import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions';
 import type { AgentContext } from './agent.js';
 import type { AgentApprovalDecision } from './agent-pause.js';
 import type { LlmTool } from './llm-tool.js';
+import { executeWithRetries, ToolTimeoutError } from './llm-tool-attempts.js';
+import type { LlmToolResult } from './llm-tool-filter.js';
 import { endToolSpan, startToolSpan } from './llm-tracing.js';
 
 /** What running the model's tool calls needs. */
@@ -14,6 +16,8 @@ export interface ToolRunContext {
   parent: Context;
   /** A person's decisions on the calls that waited for approval, by tool call id. */
   decisions?: ReadonlyMap<string, AgentApprovalDecision>;
+  /** The tools the model was offered (its `toolFilter`'s choice); a call to another is refused. Default: all. */
+  offered?: ReadonlySet<string>;
 }
 
 function describeError(error: unknown): string {
@@ -40,7 +44,8 @@ class ToolFeedback extends Error {}
 
 async function execute(
   call: ChatCompletionMessageFunctionToolCall,
-  { tools, agent, signal, decisions }: ToolRunContext,
+  { tools, agent, signal, decisions, offered }: ToolRunContext,
+  span: Span,
 ): Promise<string> {
   const { name, arguments: rawArguments } = call.function;
   const decision = decisions?.get(call.id);
@@ -52,9 +57,15 @@ async function execute(
     throw new ToolFeedback(`Error: '${name}' was not run: ${why}. Do not call it again for this request.`);
   }
   const tool = tools.get(name);
+  const available = [...tools.keys()].filter((key) => !offered || offered.has(key)).join(', ');
   if (!tool) {
     throw new ToolFeedback(
-      `Error: there is no tool named '${name}'. Available tools: ${[...tools.keys()].join(', ') || '(none)'}.`,
+      `Error: there is no tool named '${name}'. Available tools: ${available || '(none)'}.`,
+    );
+  }
+  if (offered && !offered.has(name)) {
+    throw new ToolFeedback(
+      `Error: '${name}' was not run: it is not available at this point. ${available ? `Available tools: ${available}.` : 'Answer without tools.'}`,
     );
   }
   const parsed = parseArguments(rawArguments);
@@ -71,19 +82,27 @@ async function execute(
       `Error: invalid arguments for '${name}': ${issues.join('; ')}. Call it again with corrected arguments.`,
     );
   }
-  try {
-    return toText(await tool.execute(validated.data, { signal, toolCallId: call.id, agent }));
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new ToolFeedback(`Error: '${name}' failed: ${describeError(error)}`, { cause: error });
-  }
+  const outcome = await executeWithRetries(
+    tool,
+    validated.data,
+    { signal, toolCallId: call.id, agent },
+    span,
+  );
+  if (outcome.ok) return toText(outcome.value);
+  const { error, attempts } = outcome;
+  const tries = attempts > 1 ? ` (${attempts} attempts)` : '';
+  const what = ToolTimeoutError.isInstance(error)
+    ? `timed out after ${(error as ToolTimeoutError).timeoutMs} ms`
+    : `failed: ${describeError(error)}`;
+  throw new ToolFeedback(`Error: '${name}' ${what}${tries}`, { cause: error });
 }
 
 /**
  * Runs the tool calls of one model answer concurrently, each in its own span,
- * and returns their results in call order. Unknown tools, malformed or
- * invalid arguments and throwing tools become error text for the model
- * rather than failures of the agent; only cancellation throws.
+ * and returns their results in call order. Each tool runs with its timeout
+ * and retries (see `executeWithRetries`). Unknown tools, tools not offered,
+ * malformed or invalid arguments, throwing and timed-out tools become error
+ * text for the model rather than failures of the agent; only cancellation throws.
  *
  * @example
  * ```ts
@@ -93,27 +112,28 @@ async function execute(
 export async function runToolCalls(
   calls: readonly ChatCompletionMessageFunctionToolCall[],
   context: ToolRunContext,
-): Promise<string[]> {
+): Promise<LlmToolResult[]> {
   return Promise.all(
-    calls.map(async (call) => {
+    calls.map(async (call): Promise<LlmToolResult> => {
+      const { name } = call.function;
       const span = startToolSpan(context.parent, {
-        name: call.function.name,
+        name,
         toolCallId: call.id,
         input: call.function.arguments,
       });
       try {
-        const output = await otelContext.with(trace.setSpan(context.parent, span), () =>
-          execute(call, context),
+        const content = await otelContext.with(trace.setSpan(context.parent, span), () =>
+          execute(call, context, span),
         );
-        endToolSpan(span, { output });
-        return output;
+        endToolSpan(span, { output: content });
+        return { name, toolCallId: call.id, content, ok: true };
       } catch (error) {
         if (!(error instanceof ToolFeedback)) {
           endToolSpan(span, { output: '', error });
           throw error;
         }
         endToolSpan(span, { output: error.message, error: error.cause ?? error });
-        return error.message;
+        return { name, toolCallId: call.id, content: error.message, ok: false };
       }
     }),
   );

@@ -36,6 +36,24 @@ export interface LlmToolDefinition<Parameters extends z.ZodObject> {
    * is reported to the model as rejected.
    */
   requiresApproval?: boolean | LlmToolApprovalRule<z.output<Parameters>>;
+  /**
+   * Each attempt's deadline in milliseconds. Past it, the signal `execute`
+   * received is aborted (with a `ToolTimeoutError` as its reason) and
+   * the model is told the tool timed out; a tool that ignores its signal is
+   * no longer waited for. A timeout is retryable (see `retries`). Default:
+   * none — the agent's own timeout bounds its tools.
+   */
+  timeoutMs?: number;
+  /**
+   * Further attempts after a retryable failure — a timeout, or an error
+   * with `retryable: true` (as Switchboard's errors carry it) — with
+   * exponential backoff and full jitter, each attempt recorded on the tool's
+   * span. Default: the turn's strategy profile's `agentRetries`
+   * (`conversation.limits`), else 0. The waits follow the profile's
+   * `retryBaseDelayMs` and `retryMaxDelayMs` (without a profile, the
+   * `fallback` profile's).
+   */
+  retries?: number;
 }
 
 /** Decides whether one call of a tool needs approval, from its validated arguments. */
@@ -55,6 +73,10 @@ export interface LlmTool {
   execute(args: unknown, context: LlmToolContext): unknown;
   /** See {@link LlmToolDefinition.requiresApproval}. */
   readonly requiresApproval?: boolean | LlmToolApprovalRule<unknown>;
+  /** See {@link LlmToolDefinition.timeoutMs}. */
+  readonly timeoutMs?: number;
+  /** See {@link LlmToolDefinition.retries}. */
+  readonly retries?: number;
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -73,10 +95,20 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  *   parameters: z.object({ a: z.number(), b: z.number() }),
  *   execute: ({ a, b }) => String(a + b),
  * });
+ *
+ * // Gives up on an attempt after 5 s; a timeout or a `retryable` error is tried twice more.
+ * const stock = llmTool({
+ *   name: 'stock',
+ *   description: 'Stock level of a product',
+ *   parameters: z.object({ sku: z.string() }),
+ *   timeoutMs: 5_000,
+ *   retries: 2,
+ *   execute: async ({ sku }, { signal }) => (await fetch(`${inventoryUrl}/${sku}`, { signal })).json(),
+ * });
  * ```
  */
 export function llmTool<Parameters extends z.ZodObject>(definition: LlmToolDefinition<Parameters>): LlmTool {
-  const { name, description, parameters, execute, requiresApproval } = definition;
+  const { name, description, parameters, execute, requiresApproval, timeoutMs, retries } = definition;
   if (typeof name !== 'string' || !TOOL_NAME.test(name)) {
     throw new ConfigurationError({
       message: `Tool name '${String(name)}' is invalid: use 1–64 letters, digits, _ or -`,
@@ -97,6 +129,16 @@ export function llmTool<Parameters extends z.ZodObject>(definition: LlmToolDefin
       message: `Tool '${name}': requiresApproval must be a boolean or a function`,
     });
   }
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new ConfigurationError({
+      message: `Tool '${name}': timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`,
+    });
+  }
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0)) {
+    throw new ConfigurationError({
+      message: `Tool '${name}': retries must be a whole number, 0 or more, got ${retries}`,
+    });
+  }
   let schema: Record<string, unknown>;
   try {
     // The model writes the arguments, so they follow the schema's input side.
@@ -111,15 +153,15 @@ export function llmTool<Parameters extends z.ZodObject>(definition: LlmToolDefin
       cause: error,
     });
   }
-  const tool: LlmTool = {
+  const tool: { -readonly [Key in keyof LlmTool]: LlmTool[Key] } = {
     name,
     description,
     parameters,
     definition: { type: 'function', function: { name, description, parameters: schema } },
     execute: (args, context) => execute(args as z.output<Parameters>, context),
   };
-  if (requiresApproval) {
-    return { ...tool, requiresApproval: requiresApproval as boolean | LlmToolApprovalRule<unknown> };
-  }
+  if (requiresApproval) tool.requiresApproval = requiresApproval as boolean | LlmToolApprovalRule<unknown>;
+  if (timeoutMs !== undefined) tool.timeoutMs = timeoutMs;
+  if (retries !== undefined) tool.retries = retries;
   return tool;
 }
