@@ -3,6 +3,7 @@ import {
   ApprovalExpiredError,
   ApprovalPendingError,
   ApprovalResolvedError,
+  ConfigurationError,
   CorruptRecordError,
   createId,
   IdempotencyKeyReusedError,
@@ -110,6 +111,7 @@ export class TurnEngine {
   readonly #loop: TurnLoop;
   readonly #guards: Guards;
   readonly #profiles: Profiles;
+  readonly #requestProfiles: ReadonlySet<string>;
   readonly #reviews: readonly ConversationReview[];
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
@@ -142,6 +144,7 @@ export class TurnEngine {
       profiles,
       profile,
       reviews = [],
+      requestProfiles,
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
@@ -168,6 +171,15 @@ export class TurnEngine {
     };
     this.#guards = new Guards(guardrails);
     this.#profiles = new Profiles(profiles, profile);
+    this.#requestProfiles = new Set(
+      requestProfiles ?? (profile === undefined ? this.#profiles.names : [profile]),
+    );
+    for (const name of this.#requestProfiles) {
+      if (!this.#profiles.get(name))
+        throw new ConfigurationError({
+          message: `requestProfiles names '${name}', which is not one of the app's profiles: ${this.#profiles.names.join(', ')}`,
+        });
+    }
     this.#reviews = reviews;
     this.#loop = new TurnLoop({
       orchestrator: parts.orchestrator,
@@ -300,10 +312,11 @@ export class TurnEngine {
   #limitsFor(request: TurnRequest): TurnLimits | undefined {
     const asked = request.metadata?.profile;
     if (asked === undefined) return this.#profiles.default;
-    const limits = typeof asked === 'string' ? this.#profiles.get(asked) : undefined;
+    const limits =
+      typeof asked === 'string' && this.#requestProfiles.has(asked) ? this.#profiles.get(asked) : undefined;
     if (!limits)
       throw new ValidationError({
-        message: `metadata.profile must be one of this app's profiles: ${this.#profiles.names.join(', ')}`,
+        message: `metadata.profile must be one of: ${[...this.#requestProfiles].join(', ')}`,
       });
     return limits;
   }

@@ -82,7 +82,12 @@ export interface LoopParts {
   guards: Guards;
   /** The app's strategy profiles. */
   profiles: Profiles;
-  options: Required<Omit<TurnOptions, 'approvalPolicy' | 'guardrails' | 'profiles' | 'profile' | 'reviews'>>;
+  options: Required<
+    Omit<
+      TurnOptions,
+      'approvalPolicy' | 'guardrails' | 'profiles' | 'profile' | 'reviews' | 'requestProfiles'
+    >
+  >;
   /** Where a failed turn's error and detail go (clients get only a safe message). */
   logger?: Logger;
 }

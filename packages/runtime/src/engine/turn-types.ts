@@ -111,6 +111,12 @@ export interface TurnOptions {
    * `maxHops` and the agents' timeouts only, no retries.
    */
   profile?: string;
+  /**
+   * The profiles a request may ask for (`metadata.profile`). Default: with a
+   * default `profile`, only that one (a client cannot loosen the app's
+   * limits); without one, any of the app's profiles.
+   */
+  requestProfiles?: readonly string[];
 }
 
 /** One user message to process. */

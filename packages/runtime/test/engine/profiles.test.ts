@@ -166,6 +166,31 @@ describe('strategy profiles', () => {
     expect(await app.sessions.exists('unknown-profile')).toBe(false);
   });
 
+  it('does not let a request loosen the app’s default profile, unless the app lists the profile', async () => {
+    app = createApp({
+      agents: [echoAgent('a'), echoAgent('b')],
+      handler: fanOut(['a', 'b']),
+      profile: 'conservative',
+    }).app;
+    const response = await app.request(
+      '/v1/chat',
+      postJson({ message: 'both', metadata: { profile: 'exploratory' } }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('metadata.profile must be one of: conservative');
+    await app.close();
+
+    app = createApp({
+      agents: [echoAgent('a'), echoAgent('b')],
+      handler: fanOut(['a', 'b']),
+      profile: 'conservative',
+      requestProfiles: ['conservative', 'exploratory'],
+    }).app;
+    expect((await app.chat({ message: 'both', metadata: { profile: 'exploratory' } })).status).toBe(
+      'completed',
+    );
+  });
+
   it('lets a router switch the turn’s profile, recorded as a step', async () => {
     app = createApp({
       agents: [echoAgent('a'), echoAgent('b')],
