@@ -49,7 +49,12 @@ function createOrchestrator(config: ServerConfig, agents: readonly Agent[]): Orc
     case 'meta':
       return createPatternOrchestrator(config.ORCHESTRATOR, config, metas);
     default:
-      return new KeywordOrchestrator({ name: 'keyword', agents: metas });
+      // A message no keyword matches goes to an agent that says what it cannot do, not to a clarifying guess.
+      return new KeywordOrchestrator({
+        name: 'keyword',
+        agents: metas,
+        fallbackAgent: metas.some((agent) => agent.name === 'assistant') ? 'assistant' : 'help',
+      });
   }
 }
 

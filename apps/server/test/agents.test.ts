@@ -1,4 +1,5 @@
 import { type AgentMeta, toolCall } from '@switchboard/core';
+import { KeywordOrchestrator } from '@switchboard/orchestrators';
 import { type Agent, type AgentContext, agentMeta } from '@switchboard/runtime';
 import { describe, expect, it } from 'vitest';
 import { examplesOf } from '../src/agents/help/help-agent.js';
@@ -27,22 +28,9 @@ async function run(agent: Agent, message: string): Promise<string> {
 const NOW = new Date('2026-05-05T15:04:00Z');
 const demoAgents = () => createDemoAgents({ clock: { now: () => NOW, timeZone: 'Europe/Paris' } });
 
-/**
- * Keyword routing as the keyword orchestrator does it: count the agent's
- * keywords found as whole words or phrases, case-insensitively; a tie goes to
- * the agent declared first.
- */
+/** The agent the demo's keyword router picks for a message, if any keyword matches. */
 function route(agents: readonly AgentMeta[], message: string): string | undefined {
-  const text = message.toLowerCase();
-  const escapeRegExp = (keyword: string) => keyword.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  let best: { name: string; score: number } | undefined;
-  for (const agent of agents) {
-    const score = (agent.keywords ?? []).filter((keyword) =>
-      new RegExp(`(^|[^a-z0-9])${escapeRegExp(keyword.toLowerCase())}($|[^a-z0-9])`).test(text),
-    ).length;
-    if (score > 0 && score > (best?.score ?? 0)) best = { name: agent.name, score };
-  }
-  return best?.name;
+  return new KeywordOrchestrator({ agents }).score(message)[0]?.name;
 }
 
 describe('calculator agent', () => {
@@ -107,8 +95,8 @@ describe('clock agent', () => {
   });
 
   it('explains an unknown place', async () => {
-    expect(await run(clock, 'time in Atlantis')).toBe(
-      "Sorry, I don't know the time zone of 'atlantis'. Try a city such as Tokyo or an IANA zone such as Europe/Paris.",
+    expect(await run(clock, 'time in Atlantis')).toMatch(
+      /^Sorry, I don't know the time zone of Atlantis; I know: Tokyo, .*, such as Kolkata or Europe\/Paris\.$/,
     );
   });
 });

@@ -13,8 +13,11 @@ export class KeywordRouter extends AbstractOrchestrator {
     const [reply] = latestToolResults(conversation);
     if (reply) return routeToUser(reply.content, { reason: `${reply.name} answered` });
 
-    const text = currentUserMessage(conversation).content.toLowerCase();
-    const agent = conversation.agents.find((a) => a.keywords?.some((k) => text.includes(k)));
+    const text = currentUserMessage(conversation).content;
+    // Whole words and phrases, any case, as the built-in router: 'hi' matches "Hi!", not "this".
+    const words = ` ${(text.match(/[\p{L}\p{N}]+/gu) ?? []).join(' ')} `.toLowerCase();
+    const matches = (keyword: string) => words.includes(` ${keyword.toLowerCase()} `);
+    const agent = conversation.agents.find((a) => a.keywords?.some(matches));
     if (agent) return toolCall(agent.name, text, { reason: `matched a keyword of ${agent.name}` });
 
     const names = conversation.agents.map((a) => a.name).join(', ');

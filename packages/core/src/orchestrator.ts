@@ -191,6 +191,8 @@ function checkCall(value: unknown, agents: readonly AgentMeta[]): ErrorMessage |
 /**
  * Checks an orchestrator's raw result against the candidate agents.
  * Returns the decision unchanged when it is valid, an `ErrorMessage` otherwise.
+ * An `ErrorMessage` whose `error` is a string comes back with that string as
+ * the message of an `Error`.
  */
 export function validateDecision(decision: unknown, agents: readonly AgentMeta[]): Decision {
   try {
@@ -201,7 +203,21 @@ export function validateDecision(decision: unknown, agents: readonly AgentMeta[]
   }
 }
 
-function checkDecision(decision: unknown, agents: readonly AgentMeta[]): Decision {
+/**
+ * `{ error: 'no agent fits' }` is what an orchestrator written in JavaScript,
+ * or one that forwards a model's JSON, naturally returns: its text becomes
+ * the message of an `Error`, so the rest of the runtime only ever sees an
+ * `Error` (`ErrorMessage.error` stays typed as one).
+ */
+function withErrorObject(decision: unknown): unknown {
+  if (typeof decision !== 'object' || decision === null || Array.isArray(decision)) return decision;
+  const { error } = decision as { error?: unknown };
+  if (typeof error !== 'string') return decision;
+  return { ...decision, error: new Error(error || 'the orchestrator returned an error without a message') };
+}
+
+function checkDecision(raw: unknown, agents: readonly AgentMeta[]): Decision {
+  const decision = withErrorObject(raw);
   if (isErrorMessage(decision)) {
     // userMessage becomes the reply the user reads and a stored message: it must be text.
     const { userMessage } = decision;

@@ -144,7 +144,7 @@ describe('decide(): malformed results become InvalidDecisionError', () => {
     ['null', () => null, 'not a ToolCall'],
     ['undefined', () => undefined, 'not a ToolCall'],
     ['a function', () => () => valid, 'not a ToolCall'],
-    ['an ErrorMessage whose error is not an Error', () => ({ error: 'boom' }), 'not a ToolCall'],
+    ['an ErrorMessage whose error is neither an Error nor a string', () => ({ error: 42 }), 'not a ToolCall'],
     ['an array holding null', () => [valid, null], 'not a ToolCall'],
     ['an array holding a number', () => [1], 'not a ToolCall'],
     ['a nested array', () => [[valid]], 'not a ToolCall'],

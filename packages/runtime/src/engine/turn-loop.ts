@@ -486,7 +486,8 @@ export class TurnLoop {
         Guards.run(checks, 'toolInput', call.message, turn.runtime.requestContext, call.toolName),
       );
       if (checked.block) {
-        (turn.blockedCalls ??= new Map()).set(call.id, checked.block.error);
+        if (!turn.blockedCalls) turn.blockedCalls = new Map();
+        turn.blockedCalls.set(call.id, checked.block.error);
         const { guard, reason } = checked.block.error;
         recorded.push({ toolCallId: call.id, guard, action: 'block', reason });
         checkedCalls.push(call);

@@ -154,7 +154,8 @@ export class TurnState {
     const { emit } = runtime;
     if (emit) {
       this.recorder.answerSink = (delta, reset) => {
-        const messageId = (this.answerId ??= createId('msg'));
+        if (this.answerId === undefined) this.answerId = createId('msg');
+        const messageId = this.answerId;
         const event: Extract<TurnEvent, { type: 'answer-delta' }> = {
           type: 'answer-delta',
           sessionId: this.sessionId,

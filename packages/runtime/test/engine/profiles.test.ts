@@ -64,7 +64,7 @@ describe('strategy profiles', () => {
   it('retries a remote agent’s 5xx (remote_unavailable) but not its 4xx (remote_rejected)', async () => {
     const statuses = [503, 200, 404];
     const seen: number[] = [];
-    const server = createServer((request, response) => {
+    const server = createServer((_request, response) => {
       const status = statuses.shift() ?? 404;
       seen.push(status);
       response.writeHead(status, { 'content-type': 'application/json' });

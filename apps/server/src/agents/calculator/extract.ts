@@ -12,7 +12,12 @@ const PHRASES: ReadonlyArray<[RegExp, string]> = [
   [/\b(?:the\s+)?square\s+root\s+of\b/g, ' sqrt '],
   [/\b(?:the\s+)?cube\s+root\s+of\b/g, ' cbrt '],
   [/\s*\bper\s?cent\b/g, '% '],
+  // "25% off 80" is 80 less 25 percent, as a price after a discount.
+  [/(\d[\d,]*(?:\.\d+)?)\s*%\s*off\s+(?:of\s+)?(\d[\d,]*(?:\.\d+)?)/g, ' $2 - $1% '],
 ];
+
+/** A currency sign before an amount ("$45") is dropped: it would split the expression. */
+const CURRENCY = /[$€£¥](?=\s*\d)/g;
 
 /** Words that can neither start an expression (`of 2`) nor end one (`2 +`) are trimmed from a candidate. */
 const cannotStart = (token: Token) =>
@@ -22,9 +27,12 @@ const cannotStart = (token: Token) =>
 const cannotEnd = (token: Token) =>
   token.kind === 'comma' || (token.kind === 'operator' && token.text === 'of');
 
-/** Lower-cases the text and rewrites operator phrases ("divided by", "squared", "percent") to symbols. */
+/**
+ * Lower-cases the text, drops currency signs before amounts, and rewrites
+ * operator phrases ("divided by", "squared", "percent", "25% off 80") to symbols.
+ */
 export function normalize(text: string): string {
-  let normalized = text.toLowerCase();
+  let normalized = text.toLowerCase().replace(CURRENCY, '');
   for (const [pattern, replacement] of PHRASES) normalized = normalized.replace(pattern, replacement);
   return normalized;
 }

@@ -95,6 +95,12 @@ export function daysBetween(from: CalendarDate, to: CalendarDate): number {
   return Math.round((toUtc(to) - toUtc(from)) / DAY_MS);
 }
 
+/** The date `days` days after `date` (before it when negative). */
+export function addDays(date: CalendarDate, days: number): CalendarDate {
+  const moved = new Date(toUtc(date) + days * DAY_MS);
+  return { year: moved.getUTCFullYear(), month: moved.getUTCMonth() + 1, day: moved.getUTCDate() };
+}
+
 const dateFormat = new Intl.DateTimeFormat('en-GB', {
   timeZone: 'UTC',
   weekday: 'long',

@@ -12,8 +12,10 @@ export interface ClockAgentOptions {
 
 /**
  * Creates the clock agent: the current time and date, in the server's zone,
- * a city ("time in Tokyo") or an IANA zone ("date in Europe/Paris"), the day
- * of the week, and days until or since a date.
+ * a city ("time in Tokyo", "time in 東京") or an IANA zone ("date in
+ * Europe/Paris"), the day of the week, days until or since a date, and the
+ * date some days from today. A place it does not know is answered with the
+ * places it knows, never with the time of the server's zone.
  */
 export function createClockAgent({
   now = () => new Date(),
@@ -22,9 +24,14 @@ export function createClockAgent({
   return defineAgent({
     name: 'clock',
     description:
-      'Tells the current time and date anywhere (a city or an IANA time zone), the day of the week, and how many days until or since a date.',
+      'Tells the current time and date anywhere (a city, in any script, or an IANA time zone), the day of the week, how many days until or since a date, and the date some days or weeks from today.',
+    // Phrases outweigh single words: "what time is it in America/Port-au-Prince" stays here, not with the calculator's "/" and "-".
     keywords: [
       'time',
+      'what time',
+      'time in',
+      'what day',
+      'day of the week',
       'date',
       'day',
       'today',

@@ -1,6 +1,19 @@
 import { ValidationError } from '@switchboard/core';
-import { type CalendarDate, daysBetween, findDate, formatCalendarDate, weekdayOf } from './calendar-date.js';
-import { findPlace, type ResolvedPlace, validTimeZone } from './time-zones.js';
+import {
+  addDays,
+  type CalendarDate,
+  daysBetween,
+  findDate,
+  formatCalendarDate,
+  weekdayOf,
+} from './calendar-date.js';
+import {
+  describeKnownPlaces,
+  displayName,
+  findPlace,
+  type ResolvedPlace,
+  validTimeZone,
+} from './time-zones.js';
 
 /** Where and when "now" is for one answer. */
 export interface ClockOptions {
@@ -61,18 +74,36 @@ function countdown(today: CalendarDate, target: CalendarDate, since: boolean): s
   return `There ${days === 1 ? 'is' : 'are'} ${plural(days, 'day')} until ${when}.`;
 }
 
+/** "30 days from now", "in 2 weeks", "10 days ago". */
+const OFFSET_AFTER = /\b(\d{1,5})\s+(days?|weeks?)\s+(?:from\s+(?:now|today)|later|hence)\b/;
+const OFFSET_IN = /\bin\s+(\d{1,5})\s+(days?|weeks?)\b/;
+const OFFSET_AGO = /\b(\d{1,5})\s+(days?|weeks?)\s+ago\b/;
+
+/** A date counted from today, as days (negative in the past) and the phrase that said it. */
+function findOffset(text: string): { days: number; phrase: string } | undefined {
+  const ago = OFFSET_AGO.exec(text);
+  const match = ago ?? OFFSET_AFTER.exec(text) ?? OFFSET_IN.exec(text);
+  if (!match) return undefined;
+  const count = Number(match[1]);
+  const weeks = match[2]?.startsWith('week') ?? false;
+  const days = (weeks ? 7 : 1) * count * (ago ? -1 : 1);
+  return { days, phrase: plural(count, weeks ? 'week' : 'day') };
+}
+
 /**
  * Answers a question about the time or the date: "what time is it", "time
  * in Tokyo", "what's the date in Europe/Paris", "what day is it", "how many
- * days until 2026-12-25", "what day of the week is December 25 2026".
+ * days until 2026-12-25", "what day of the week is December 25 2026", "the
+ * date 30 days from now".
  * Throws a {@link ValidationError} for an unknown place or an impossible date.
  */
 export function answerClockQuestion(message: string, { now, defaultTimeZone }: ClockOptions): string {
   const text = message.toLowerCase();
   const found = findPlace(text);
   if (found && 'unknown' in found) {
+    // Never fall back to the server's zone: the user asked about a place, and would read a wrong time.
     throw new ValidationError({
-      message: `I don't know the time zone of '${found.unknown}'. Try a city such as Tokyo or an IANA zone such as Europe/Paris`,
+      message: `I don't know the time zone of ${displayName(found.unknown)}; I know: ${describeKnownPlaces()}`,
     });
   }
   const timeZone = validTimeZone(defaultTimeZone) ?? 'UTC';
@@ -90,6 +121,11 @@ export function answerClockQuestion(message: string, { now, defaultTimeZone }: C
       });
     }
     return countdown(current.date, target, since);
+  }
+  const offset = findOffset(text);
+  if (offset && !target) {
+    const date = formatCalendarDate(addDays(current.date, offset.days));
+    return offset.days < 0 ? `${offset.phrase} ago was ${date}.` : `${offset.phrase} from today is ${date}.`;
   }
   if (target) {
     const verb = daysBetween(current.date, target) < 0 ? 'was' : 'is';

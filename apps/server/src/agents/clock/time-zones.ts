@@ -1,3 +1,5 @@
+import { NATIVE_CITY_NAMES } from './native-city-names.js';
+
 /** A time zone found in a message, with the place as the user named it. */
 export interface ResolvedPlace {
   /** An IANA time zone id accepted by `Intl`, e.g. `Asia/Tokyo`. */
@@ -173,25 +175,47 @@ function zoneOfCity(city: string): string | undefined {
       if (city && !NOT_PLACES.has(city)) zonesByCity.set(city, zone);
     }
   }
-  return CITIES.get(city) ?? zonesByCity.get(city);
+  const plain = withoutAccents(city);
+  return (
+    CITIES.get(city) ??
+    NATIVE_CITY_NAMES.get(city) ??
+    zonesByCity.get(city) ??
+    CITIES.get(plain) ??
+    zonesByCity.get(plain)
+  );
 }
 
-const titleCase = (text: string) =>
-  ABBREVIATIONS.has(text) ? text.toUpperCase() : text.replace(/\b[a-z]/g, (letter) => letter.toUpperCase());
+/** `são paulo` → `sao paulo`, `zürich` → `zurich`; other scripts stay as written (`東京`, `москва`). */
+function withoutAccents(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/(?<=[a-z])\p{M}+/gu, '')
+    .normalize('NFC');
+}
+
+/** A place as people write it: `New York`, `São Paulo`, `Москва`, `東京`, `UK`. */
+export function displayName(text: string): string {
+  return ABBREVIATIONS.has(text)
+    ? text.toUpperCase()
+    : text.replace(
+        /(^|[\s/-])(\p{Ll})/gu,
+        (_, separator: string, letter: string) => separator + letter.toUpperCase(),
+      );
+}
 
 /**
  * Looks up a place or a zone id: `Tokyo`, `new york`, `UTC`,
  * `Europe/Paris`. Returns `undefined` when it names no known zone.
  */
 export function resolvePlace(name: string): ResolvedPlace | undefined {
-  const key = name.trim().toLowerCase().replace(/\s+/g, ' ');
+  const key = name.normalize('NFC').trim().toLowerCase().replace(/\s+/g, ' ');
   if (key.length === 0 || key.length > 60) return undefined;
   if (key.includes('/')) {
     const timeZone = validTimeZone(key);
     return timeZone ? { timeZone, place: timeZone } : undefined;
   }
   const timeZone = zoneOfCity(key);
-  return timeZone ? { timeZone, place: titleCase(key) } : undefined;
+  return timeZone ? { timeZone, place: displayName(key) } : undefined;
 }
 
 /** What {@link findPlace} found: a zone, a place that names no zone, or nothing. */
@@ -199,10 +223,13 @@ export type PlaceLookup = ResolvedPlace | { unknown: string } | undefined;
 
 const FILLER = /\s*\b(?:right now|now|today|tonight|please|currently|exactly)\b/g;
 const ZONE_ID = /\b[a-z]+(?:\/[a-z0-9_+-]+){1,2}\b/i;
+/** The words after the last "in", "at" or "for", in any script: "time in 東京", "time in são paulo". */
+const AFTER_PREPOSITION = /\b(?:in|at|for)\s+(\p{L}[\p{L}\p{M} .'-]*?)\s*[?.!？。！]*$/u;
 
 /**
  * Finds the place a message asks about: an IANA id anywhere, then the words
- * after the last "in", "at" or "for", then a well-known city anywhere.
+ * after the last "in", "at" or "for" (in any script: "東京", "Москва",
+ * "São Paulo"), then a well-known city anywhere.
  * A place after "in" that names no zone comes back as `{ unknown }` so the
  * user can be told; words with digits ("in 3 days") are not places.
  */
@@ -210,13 +237,24 @@ export function findPlace(message: string): PlaceLookup {
   const text = message.toLowerCase();
   const zoneId = ZONE_ID.exec(text)?.[0];
   if (zoneId) return resolvePlace(zoneId) ?? { unknown: zoneId };
-  const after = /\b(?:in|at|for)\s+([a-z][a-z .'-]*?)\s*[?.!]*$/.exec(text.replace(FILLER, ''))?.[1]?.trim();
+  const after = AFTER_PREPOSITION.exec(text.replace(FILLER, ''))?.[1]?.trim();
   if (after) {
     const place = resolvePlace(after.replace(/^the\s+/, ''));
     if (place) return place;
   }
+  const plain = withoutAccents(text);
   for (const city of [...CITIES.keys(), ...WELL_KNOWN]) {
-    if (new RegExp(`\\b${city}\\b`).test(text)) return resolvePlace(city);
+    if (new RegExp(`\\b${city}\\b`).test(plain)) return resolvePlace(city);
   }
+  // Scripts without spaces between words ("東京の時間") have no word boundaries to look for.
+  for (const city of NATIVE_CITY_NAMES.keys()) if (text.includes(city)) return resolvePlace(city);
   return after ? { unknown: after } : undefined;
+}
+
+/**
+ * The places to suggest when a message names one the clock does not know:
+ * `I know: Tokyo, Seoul, …, and any city or zone id of the IANA time zone database, such as Europe/Paris`.
+ */
+export function describeKnownPlaces(): string {
+  return `${WELL_KNOWN.map(displayName).join(', ')}, and any city or zone id of the IANA time zone database, such as Kolkata or Europe/Paris`;
 }

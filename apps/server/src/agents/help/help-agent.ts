@@ -11,6 +11,10 @@ export function examplesOf(agent: Pick<AgentMeta, 'metadata'>): string[] {
     : [];
 }
 
+/** A message that asks for help itself, rather than one no other agent took. */
+const HELP_REQUEST =
+  /\b(?:help|what can you do|what do you do|agents?|commands?|capabilit(?:y|ies)|how does this work)\b/;
+
 const quoted = (phrases: readonly string[]) => phrases.map((phrase) => `"${phrase}"`).join(', ');
 
 function summary(agent: AgentMeta): string {
@@ -29,8 +33,11 @@ function details(agent: AgentMeta): string {
 /**
  * Creates the help agent, which lists the other agents with their
  * descriptions and example phrases, or describes one agent in detail when
- * the message names it ("help with the calculator"). `getAgents` is called
- * on every message, so agents added later are listed too.
+ * the message names it ("help with the calculator"). As the router's
+ * fallback it also gets the messages no agent took ("what's the capital of
+ * France?"): it says plainly that it cannot answer them, then what the agents
+ * can do, rather than letting an agent guess. `getAgents` is called on every
+ * message, so agents added later are listed too.
  *
  * @example
  * ```ts
@@ -58,6 +65,11 @@ export function createHelpAgent(getAgents: () => readonly AgentMeta[]): Agent {
       const text = message.toLowerCase();
       const named = others.filter((agent) => new RegExp(`\\b${agent.name.toLowerCase()}\\b`).test(text));
       if (named.length === 1 && named[0]) return details(named[0]);
+      if (!HELP_REQUEST.test(text)) {
+        return ["I can't answer that: none of the agents here does. They can:", ...others.map(summary)].join(
+          '\n',
+        );
+      }
       return [
         'I can pass your message to one of these agents:',
         ...others.map(summary),

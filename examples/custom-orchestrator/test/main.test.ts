@@ -1,0 +1,47 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+
+/** Starts `src/main.ts` as `pnpm start` does (node with tsx) on a free port; resolves once it listens. */
+async function startMain() {
+  const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (found) resolve(found);
+    });
+    exited.then(() => reject(new Error(`main.ts exited before listening: ${stderr}`)));
+  });
+  return { child, url, exited, stderr: () => stderr };
+}
+
+describe('src/main.ts, as the README shows it', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('serves, then closes and exits 0 on %s', async (signal) => {
+    const { child, url, exited, stderr } = await startMain();
+    const response = await fetch(`${url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hi' }),
+    });
+    expect(((await response.json()) as { reply: string }).reply).toBe('Hello! Nice to meet you.');
+
+    child.kill(signal);
+    // Killed by the signal, the exit would be [null, signal]: the handler closed the server and exited.
+    expect(await exited).toEqual([0, null]);
+    expect(stderr()).toBe('');
+    await expect(fetch(`${url}/v1/chat`, { method: 'POST' })).rejects.toThrow();
+  });
+});
