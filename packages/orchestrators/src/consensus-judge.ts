@@ -2,12 +2,7 @@ import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
 import type { ConsensusAnswer } from './consensus-votes.js';
-import {
-  type AnswerCheck,
-  askForStructuredAnswer,
-  parseJson,
-  type StructuredAnswer,
-} from './llm-structured-output.js';
+import { askForStructuredAnswer, jsonAnswerCheck, type StructuredAnswer } from './llm-structured-output.js';
 
 /** A model as the judge of a {@link ConsensusOrchestrator}'s answers. */
 export interface ConsensusJudgeOptions extends LlmClientOptions {
@@ -57,22 +52,7 @@ const VERDICT = z.object({
   reason: z.string().optional(),
 });
 
-function checkVerdict(content: string): AnswerCheck<JudgeVerdict> {
-  const json = parseJson(content);
-  if (!json.ok)
-    return {
-      ok: false,
-      feedback: `Your answer was not valid JSON (${json.error}). Answer with the JSON object only.`,
-    };
-  const parsed = VERDICT.safeParse(json.value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`,
-    );
-    return { ok: false, feedback: `Your answer did not fit the schema: ${issues.join('; ')}. Try again.` };
-  }
-  return { ok: true, value: parsed.data };
-}
+const checkVerdict = jsonAnswerCheck<JudgeVerdict>(VERDICT);
 
 /**
  * Asks the judge model for the answer to `question` given the panel's

@@ -2,7 +2,7 @@ import type { Conversation } from '@switchboard/core';
 import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
-import { type AnswerCheck, askForDecision, type DecisionAnswer, parseJson } from './llm-structured-output.js';
+import { askForDecision, type DecisionAnswer, jsonAnswerCheck } from './llm-structured-output.js';
 
 /**
  * A model as the critic of {@link withCritic}: it scores each answer with
@@ -90,22 +90,7 @@ export const CriticVerdictSchema = z.object({
   escalate: z.boolean().optional(),
 });
 
-function checkVerdict(content: string): AnswerCheck<CriticVerdict> {
-  const json = parseJson(content);
-  if (!json.ok)
-    return {
-      ok: false,
-      feedback: `Your answer was not valid JSON (${json.error}). Answer with the JSON object only.`,
-    };
-  const parsed = CriticVerdictSchema.safeParse(json.value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map(
-      (issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`,
-    );
-    return { ok: false, feedback: `Your answer did not fit the schema: ${issues.join('; ')}. Try again.` };
-  }
-  return { ok: true, value: parsed.data };
-}
+const checkVerdict = jsonAnswerCheck<CriticVerdict>(CriticVerdictSchema);
 
 /** The review as the judge reads it: the request, the agents' replies (failures without detail), the answer. */
 function reviewText({ request, replies, answer }: CriticReview): string {

@@ -3,6 +3,7 @@ import { ConfigurationError, type Conversation, RequestContext, recordUsage } fr
 import { type ChatClient, endGeneration, startGeneration, type TokenUsage } from '@switchboard/runtime';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
+import type { z } from 'zod';
 import { JsonFieldStream } from './json-field-stream.js';
 
 /** The verdict on one model answer: a value, or feedback telling the model what to fix. */
@@ -205,6 +206,34 @@ export async function askForStructuredAnswer<Value>({
     conversation.push({ role: 'assistant', content }, { role: 'user', content: checked.feedback });
   }
   return result;
+}
+
+/**
+ * A check of a model's JSON answer against a zod schema, with feedback that
+ * tells the model what to fix.
+ * @example
+ * ```ts
+ * const check = jsonAnswerCheck(z.object({ answer: z.string() }));
+ * check('{"answer":"Paris"}'); // { ok: true, value: { answer: 'Paris' } }
+ * ```
+ */
+export function jsonAnswerCheck<Value>(schema: z.ZodType<Value>): (content: string) => AnswerCheck<Value> {
+  return (content) => {
+    const json = parseJson(content);
+    if (!json.ok)
+      return {
+        ok: false,
+        feedback: `Your answer was not valid JSON (${json.error}). Answer with the JSON object only.`,
+      };
+    const parsed = schema.safeParse(json.value);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map(
+        (issue) => `${issue.path.join('.') || 'answer'}: ${issue.message}`,
+      );
+      return { ok: false, feedback: `Your answer did not fit the schema: ${issues.join('; ')}. Try again.` };
+    }
+    return { ok: true, value: parsed.data };
+  };
 }
 
 /** A structured answer for one decision, or why there is none. */
