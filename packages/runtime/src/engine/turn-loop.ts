@@ -201,15 +201,7 @@ export class TurnLoop {
       durationMs: 0,
       annotations,
     };
-    turn.steps.push(step);
-    turn.runtime.emit?.({
-      type: 'route',
-      sessionId: turn.sessionId,
-      turnId: turn.turnId,
-      messageId: createId('evt'),
-      step,
-      endOfMessage: true,
-    });
+    addStep(turn, step);
   }
 
   /** Runs the turn from where it stands to its end or its next pause, and stores how it ended. */
@@ -558,20 +550,11 @@ export class TurnLoop {
   /** Adds the decision's step (after any notes the orchestrator recorded) to the turn, and emits them. */
   #recordStep(turn: TurnState, step: RouteStep): void {
     const { recorder } = turn;
-    const { emit } = turn.runtime;
     const { notes, annotations } = recorder;
     if (notes) {
       recorder.notes = undefined;
       for (const note of notes) {
-        turn.steps.push(note);
-        emit?.({
-          type: 'route',
-          sessionId: turn.sessionId,
-          turnId: turn.turnId,
-          messageId: createId('evt'),
-          step: note,
-          endOfMessage: true,
-        });
+        addStep(turn, note);
       }
     }
     if (annotations) {
@@ -583,15 +566,7 @@ export class TurnLoop {
       turn.usage = addUsage(turn.usage, recorder.tokens);
       recorder.tokens = undefined;
     }
-    turn.steps.push(step);
-    emit?.({
-      type: 'route',
-      sessionId: turn.sessionId,
-      turnId: turn.turnId,
-      messageId: createId('evt'),
-      step,
-      endOfMessage: true,
-    });
+    addStep(turn, step);
   }
 
   /**
@@ -839,6 +814,19 @@ function nestSteps(turn: TurnState, toolCallId: string, innerSteps: InnerStep[])
   const calls = [...step.calls];
   calls[index] = { ...(calls[index] as StepCall), innerSteps };
   turn.steps[last] = { ...step, calls };
+}
+
+/** Adds a step to the turn and emits it as a `route` event. */
+function addStep(turn: TurnState, step: RouteStep): void {
+  turn.steps.push(step);
+  turn.runtime.emit?.({
+    type: 'route',
+    sessionId: turn.sessionId,
+    turnId: turn.turnId,
+    messageId: createId('evt'),
+    step,
+    endOfMessage: true,
+  });
 }
 
 /** The error reply of a call a `toolInput` guardrail blocked: the agent never ran. */
