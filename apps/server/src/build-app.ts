@@ -87,6 +87,11 @@ export function buildServerApp(
     sessionWaitMs: config.SESSION_WAIT_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
     exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
+    docs: config.DOCS,
+    // With Langfuse tracing on, the console links each turn to its trace.
+    console: config.CONSOLE && {
+      ...(config.LANGFUSE_PUBLIC_KEY ? { langfuseUrl: config.LANGFUSE_BASE_URL } : {}),
+    },
     ...(config.SWITCHBOARD_API_KEYS ? { auth: apiKeys({ keys: config.SWITCHBOARD_API_KEYS }) } : {}),
     ...(config.RATE_LIMIT_PER_MINUTE
       ? { rateLimit: { requestsPerMinute: config.RATE_LIMIT_PER_MINUTE } }

@@ -54,6 +54,16 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'], { error: 'EXPOSE_ERROR_DETAILS must be true or false' })
     .default('false')
     .transform((value) => value === 'true' || value === '1'),
+  DOCS: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'DOCS must be on or off' })
+    .default('on')
+    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  CONSOLE: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'CONSOLE must be on or off' })
+    .default('on')
+    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  LANGFUSE_PUBLIC_KEY: z.string().min(1).optional(),
+  LANGFUSE_BASE_URL: z.string().url().default('https://cloud.langfuse.com'),
 });
 
 /** The server's configuration, read from environment variables. */

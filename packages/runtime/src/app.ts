@@ -25,7 +25,9 @@ import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from '.
 import { isPromiseLike } from './promise-like.js';
 import type { RateLimitOptions } from './server/access.js';
 import type { AuthOptions } from './server/auth.js';
+import type { ConsoleOptions } from './server/console-ui.js';
 import { type CorsOptions, checkCorsOptions } from './server/cors.js';
+import type { DocsOptions } from './server/docs-ui.js';
 import { unexpectedErrorLog } from './server/request-log.js';
 import { createRoutes, type ServerLimits } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
@@ -85,6 +87,19 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   logLevel?: LogLevel;
   /** Lets browser clients on these origins call the API (CORS). Off by default. */
   cors?: CorsOptions;
+  /**
+   * Serves an API reference page for `GET /openapi.json` at `/docs` (or
+   * `docs.path`), its assets from the installed `swagger-ui-dist` package
+   * (an optional peer dependency), nothing from a CDN. Off by default.
+   */
+  docs?: boolean | DocsOptions;
+  /**
+   * Serves the console (chat, routing timeline, sessions, agents, approvals)
+   * at `/` (or `console.path`), built ahead of time in the installed
+   * `@switchboard/console` package (an optional peer dependency), nothing
+   * from a CDN. Off by default. See {@link ConsoleOptions}.
+   */
+  console?: boolean | ConsoleOptions;
 }
 
 /** An orchestrator instance, or a class the app constructs with its agents. */

@@ -86,7 +86,9 @@ export {
   DEFAULT_PUBLIC_ROUTES,
   type Principal,
 } from './server/auth.js';
+export type { ConsoleOptions } from './server/console-ui.js';
 export type { CorsOptions } from './server/cors.js';
+export type { DocsOptions } from './server/docs-ui.js';
 export type { ServerLimits } from './server/routes.js';
 export * from './stores/index.js';
 export {

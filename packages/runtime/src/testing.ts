@@ -32,4 +32,5 @@ export type {
   ScriptedToolCall,
   ScriptedUsage,
 } from './testing/scripted-script.js';
+export { readSessionHistory, type SessionHistory } from './testing/session-history.js';
 export { recordSpans, type SpanRecording } from './testing/span-recorder.js';

@@ -5,9 +5,12 @@ import {
   AgentsResponseSchema,
   ApprovalRequestSchema,
   ChatResponseSchema,
+  DEFAULT_PAGE_SIZE,
   ErrorResponseSchema,
   IdempotencyKeySchema,
+  MAX_PAGE_SIZE,
   SessionIdSchema,
+  SessionListResponseSchema,
   SessionResponseSchema,
   TurnIdSchema,
 } from './schemas.js';
@@ -53,6 +56,20 @@ export function buildOpenApiDocument({
     description,
     schema: z.toJSONSchema(TurnIdSchema),
   });
+  const query = (name: string, description: string, schema: Record<string, unknown>) => ({
+    name,
+    in: 'query',
+    required: false,
+    description,
+    schema,
+  });
+  const limitParameter = (what: string) =>
+    query('limit', `How many ${what} (default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE})`, {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      default: DEFAULT_PAGE_SIZE,
+    });
   const turnResult = {
     description:
       'The turn (or its part that ran): `status` is `completed`, `failed`, `interrupted`, or `awaiting_approval` with the pending `approvals`',
@@ -112,12 +129,34 @@ export function buildOpenApiDocument({
           responses: { '200': turnResult, ...errors(400, 404, 409, 500, 503) },
         },
       },
+      '/v1/sessions': {
+        get: {
+          summary: 'List recent sessions (the caller’s tenant’s with auth), most recently active first',
+          parameters: [
+            limitParameter('sessions'),
+            query('cursor', 'The `nextCursor` of the previous page (opaque)', { type: 'string' }),
+          ],
+          responses: {
+            '200': { description: 'A page of sessions', content: json(SessionListResponseSchema) },
+            ...errors(400, 501, 503),
+          },
+        },
+      },
       '/v1/sessions/{id}': {
         get: {
-          summary: 'Read a session: messages and turns with their routing steps',
-          parameters: [sessionParameter],
+          summary:
+            'Read a page of a session: messages, their turns with routing steps, and the session’s state',
+          description:
+            'Newest page first: the last `limit` messages, and `before`, a cursor for the page of older messages. `turns` holds only the turns of the page’s messages; `pendingApprovals` and `activeTurn` are on every page.',
+          parameters: [
+            sessionParameter,
+            limitParameter('messages'),
+            query('before', 'The `before` of the newer page: returns the messages just before it (opaque)', {
+              type: 'string',
+            }),
+          ],
           responses: {
-            '200': { description: 'The session', content: json(SessionResponseSchema) },
+            '200': { description: 'A page of the session', content: json(SessionResponseSchema) },
             ...errors(400, 404, 503),
           },
         },

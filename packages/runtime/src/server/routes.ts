@@ -7,17 +7,17 @@ import {
 } from '@switchboard/core';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { expireOverdue } from '../engine/approvals.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-engine.js';
 import type { Logger } from '../logging/logger.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { SessionStore } from '../stores/session-store.js';
-import { isFinished, pendingApprovals, publicApproval, publicTurn } from '../turns/turn-record.js';
 import { accessControl, principalOf, type RateLimitOptions } from './access.js';
 import type { AuthOptions } from './auth.js';
+import { type ConsoleOptions, mountConsole } from './console-ui.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
+import { type DocsOptions, mountDocs } from './docs-ui.js';
 import { streamTurn } from './event-stream.js';
 import { errorResponse, handleError, parseJsonBody, parseOrThrow } from './http-errors.js';
 import { mountOpenAiRoutes } from './openai-routes.js';
@@ -31,6 +31,7 @@ import {
   TurnIdSchema,
   UserIdSchema,
 } from './schemas.js';
+import { mountSessionReads } from './session-read-routes.js';
 
 /** What the HTTP layer needs from the App. */
 export interface ServerBackend {
@@ -101,7 +102,13 @@ export function createRoutes(
     maxBodyBytes = 1_048_576,
     maxCallDepth = 3,
     exposeErrorDetails = false,
-  }: ServerLimits & { exposeErrorDetails?: boolean } = {},
+    docs = false,
+    console: consoleOption = false,
+  }: ServerLimits & {
+    exposeErrorDetails?: boolean;
+    docs?: boolean | DocsOptions;
+    console?: boolean | ConsoleOptions;
+  } = {},
 ) {
   const ChatRequest = chatRequestSchema(maxMessageLength);
   const openApi = buildOpenApiDocument({
@@ -116,6 +123,10 @@ export function createRoutes(
   // First, so that every answer is logged and carries x-request-id; CORS before auth, as preflights carry no key.
   app.use('*', requestLog(backend.logger));
   if (backend.cors) app.use('*', corsMiddleware(backend.cors));
+  // Before auth: the console's page and files hold no data; the API calls it makes carry the key.
+  const consoleRoutes = consoleOption
+    ? mountConsole(app, { title: backend.name, ...(consoleOption === true ? {} : consoleOption) })
+    : {};
   if (backend.auth) app.use('*', accessControl(backend.auth, backend));
   app.notFound((c) => errorResponse(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path}`));
 
@@ -134,6 +145,7 @@ export function createRoutes(
     }
   });
   app.get('/openapi.json', (c) => c.json(openApi));
+  const docsRoutes = docs ? mountDocs(app, { title: backend.name, ...(docs === true ? {} : docs) }) : {};
   app.get('/v1/agents', (c) => c.json(agentsBody));
 
   const limitBody = bodyLimit({
@@ -243,24 +255,7 @@ export function createRoutes(
   };
   app.post('/v1/sessions/:id/turns/:turnId/cancel', limited(cancel, { json: false }));
 
-  app.get('/v1/sessions/:id', async (c) => {
-    const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
-    // Another tenant's session is not there at all for this caller: 404, not 403.
-    const sessions = backend.sessionsOf(principalOf(c)?.tenantId);
-    const [messages, turns] = await Promise.all([sessions.read(sessionId), sessions.listTurns(sessionId)]);
-    if (messages.length === 0) throw new NotFoundError({ resource: 'Session', id: sessionId });
-    const last = turns[turns.length - 1];
-    // An approval past its expiry is shown as expired, though the turn records it only when it next moves.
-    if (last) expireOverdue(last.approvals);
-    const body: Record<string, unknown> = {
-      sessionId,
-      messages,
-      turns: turns.map(publicTurn),
-      pendingApprovals: last ? pendingApprovals(last).map(publicApproval) : [],
-    };
-    if (last && !isFinished(last.status)) body.activeTurn = { turnId: last.turnId, status: last.status };
-    return c.json(body);
-  });
+  mountSessionReads(app, (tenantId) => backend.sessionsOf(tenantId));
 
   app.delete('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
@@ -286,6 +281,7 @@ export function createRoutes(
     '/v1/chat': ['POST'],
     '/v1/chat/completions': ['POST'],
     '/v1/models': ['GET'],
+    '/v1/sessions': ['GET'],
     '/v1/sessions/:id': ['GET', 'DELETE'],
     '/v1/sessions/:id/approvals/:approvalId': ['POST'],
     '/v1/sessions/:id/turns/:turnId/cancel': ['POST'],
@@ -294,6 +290,8 @@ export function createRoutes(
     '/healthz': ['GET'],
     '/readyz': ['GET'],
     '/openapi.json': ['GET'],
+    ...docsRoutes,
+    ...consoleRoutes,
   });
   return app;
 }

@@ -113,15 +113,65 @@ export const ChatResponseSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 
-/** The answer of `GET /v1/sessions/:id`. */
+/** How many messages a page of `GET /v1/sessions/:id` holds, and how many sessions a page of `GET /v1/sessions`, without `limit`. */
+export const DEFAULT_PAGE_SIZE = 50;
+/** The largest `limit` of `GET /v1/sessions` and `GET /v1/sessions/:id`. */
+export const MAX_PAGE_SIZE = 200;
+
+const PageLimitSchema = z
+  .string()
+  .regex(/^\d{1,4}$/, `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`)
+  .transform(Number)
+  .pipe(
+    z
+      .number()
+      .min(1, 'limit must be at least 1')
+      .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
+  );
+const CursorSchema = z.string().min(1).max(512);
+
+/** The query of `GET /v1/sessions/:id`: `limit` messages (default {@link DEFAULT_PAGE_SIZE}) `before` a cursor. */
+export const HistoryQuerySchema = z.object({
+  limit: PageLimitSchema.optional(),
+  /** The `before` of the newer page: the page of older messages ending there. */
+  before: CursorSchema.optional(),
+});
+
+/** The query of `GET /v1/sessions`: `limit` sessions (default {@link DEFAULT_PAGE_SIZE}) after a `cursor`. */
+export const SessionListQuerySchema = z.object({
+  limit: PageLimitSchema.optional(),
+  /** The `nextCursor` of the previous page. */
+  cursor: CursorSchema.optional(),
+});
+
+/** The answer of `GET /v1/sessions/:id`: one page of its history, newest page first, and the session's state. */
 export const SessionResponseSchema = z.object({
   sessionId: z.string(),
+  /** The page's messages, oldest first: the newest `limit` ones, or those just before the `before` cursor. */
   messages: z.array(MessageItemSchema),
+  /** The turns the page's messages belong to (and no other), oldest first. */
   turns: z.array(TurnRecordSchema),
-  /** The approvals the session's last turn waits for. */
+  /** The approvals the session's last turn waits for (on every page). */
   pendingApprovals: z.array(ApprovalSchema),
-  /** The session's turn that has not ended, if any. */
+  /** The session's turn that has not ended, if any (on every page). */
   activeTurn: z.object({ turnId: z.string(), status: TurnStatusSchema }).optional(),
+  /** Pass as `?before=` for the page of older messages; absent on the oldest page. */
+  before: z.string().optional(),
+});
+
+/** The answer of `GET /v1/sessions`. */
+export const SessionListResponseSchema = z.object({
+  /** Most recently active first. A page may hold fewer than `limit` even when more follow. */
+  sessions: z.array(
+    z.object({
+      sessionId: z.string(),
+      /** When the session was last active (its last turn started, or its last write in memory). */
+      updatedAt: z.string(),
+      messageCount: z.number().int(),
+    }),
+  ),
+  /** Pass as `?cursor=` for the next page; absent on the last page. */
+  nextCursor: z.string().optional(),
 });
 
 /** The answer of `GET /v1/agents`. */

@@ -1,14 +1,22 @@
 import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
+import { z } from 'zod';
 import { isFinished, keepAliveUntil, type TurnRecord } from '../turns/turn-record.js';
 import { freezeMessage } from './freeze.js';
+import { historyPageOf } from './history-page.js';
 import { InMemoryLeases } from './in-memory-leases.js';
+import { decodePageCursor, encodePageCursor } from './page-cursor.js';
 import type {
   AppendOptions,
+  HistoryPage,
   LeaseOptions,
+  ListSessionsOptions,
   OpenedTurn,
   OpenTurnOptions,
+  ReadPageOptions,
   SessionLease,
+  SessionListPage,
   SessionStore,
+  SessionSummary,
 } from './session-store.js';
 
 /** Options of {@link InMemorySessionStore}. */
@@ -30,7 +38,16 @@ interface SessionData {
   /** Idempotency keys seen: key → the turn and the request fingerprint. */
   requestKeys?: Map<string, { turnId: string; fingerprint: string }>;
   expiresAt: number;
+  /** The tenant it was opened for (`OpenTurnOptions.tenant`; null for none), unset until a turn opens it (unlisted until then). */
+  tenant?: string | null;
+  /** When it was last written (epoch ms). */
+  lastActiveAt: number;
+  /** The number of the last write to any session: the order of {@link InMemorySessionStore}'s map, and its list cursors. */
+  writeNumber: number;
 }
+
+/** A cursor of `listSessions`: the write number of the last session listed. */
+const ListCursorSchema = z.number().int().nonnegative();
 
 /** The longest pause between sweeps of idle sessions. */
 const MAX_SWEEP_INTERVAL_MS = 60_000;
@@ -65,6 +82,7 @@ export class InMemorySessionStore implements SessionStore {
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   /** The session of the last write (already last in {@link #sessions}): a turn's writes move nothing. */
   #lastWritten: string | undefined;
+  #writes = 0;
 
   constructor({ idleTtlSeconds = 86_400, maxSessions = 10_000 }: InMemorySessionStoreOptions = {}) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
@@ -87,7 +105,7 @@ export class InMemorySessionStore implements SessionStore {
   openTurn(
     sessionId: string,
     userMessage: UserMessage,
-    { turn, limit, lease, requestKey, idleTtlMs }: OpenTurnOptions,
+    { turn, limit, lease, requestKey, idleTtlMs, tenant }: OpenTurnOptions,
   ): OpenedTurn {
     this.#checkLease(sessionId, lease);
     const session = this.#live(sessionId);
@@ -98,6 +116,7 @@ export class InMemorySessionStore implements SessionStore {
       if (last && !isFinished(last.status)) return { kind: 'unfinished', turn: structuredClone(last) };
     }
     const written = this.#write(sessionId, [userMessage], turn, true, idleTtlMs);
+    written.tenant = tenant ?? null;
     if (requestKey) {
       written.requestKeys ??= new Map();
       written.requestKeys.set(requestKey.key, { turnId: turn.turnId, fingerprint: requestKey.fingerprint });
@@ -118,6 +137,45 @@ export class InMemorySessionStore implements SessionStore {
   /** The last `limit` messages (all when omitted), oldest first. */
   read(sessionId: string, { limit }: { limit?: number } = {}): MessageItem[] {
     return this.#tail(this.#live(sessionId)?.messages ?? [], limit);
+  }
+
+  /** A page of the session's history (copies of its turns), sliced from what is held. */
+  readPage(sessionId: string, options: ReadPageOptions): HistoryPage {
+    const session = this.#live(sessionId);
+    if (!session) return { messages: [], turns: [] };
+    const page = historyPageOf(session.messages, session.turns, options);
+    page.turns = structuredClone(page.turns);
+    if (page.lastTurn) page.lastTurn = structuredClone(page.lastTurn);
+    return page;
+  }
+
+  /**
+   * The tenant's sessions, most recently written first: the map's own order
+   * (least recently written first), walked backwards. The cursor is the
+   * write number of the last session listed, so a session written since
+   * moves to the front rather than repeating on a later page.
+   */
+  listSessions({ limit, cursor, tenant }: ListSessionsOptions): SessionListPage {
+    const before =
+      cursor === undefined ? Number.POSITIVE_INFINITY : decodePageCursor(cursor, ListCursorSchema);
+    const entries = [...this.#sessions];
+    const now = Date.now();
+    const sessions: SessionSummary[] = [];
+    let lastListed = 0;
+    for (let index = entries.length - 1; index >= 0; index--) {
+      const [sessionId, session] = entries[index] as [string, SessionData];
+      if (
+        session.writeNumber >= before ||
+        session.tenant !== (tenant ?? null) ||
+        session.messages.length === 0
+      )
+        continue;
+      if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) continue;
+      if (sessions.length === limit) return { sessions, nextCursor: encodePageCursor(lastListed) };
+      sessions.push({ sessionId, lastActiveAt: session.lastActiveAt, messageCount: session.messages.length });
+      lastListed = session.writeNumber;
+    }
+    return { sessions };
   }
 
   /** The session's last turn (a copy). */
@@ -190,7 +248,7 @@ export class InMemorySessionStore implements SessionStore {
   ) {
     let session = this.#live(sessionId);
     if (!session) {
-      session = { messages: [], turns: [], expiresAt: 0 };
+      session = { messages: [], turns: [], expiresAt: 0, lastActiveAt: 0, writeNumber: 0 };
       this.#sessions.set(sessionId, session);
       if (this.#sessions.size > this.#maxSessions) this.#evict(sessionId);
     } else if (this.#lastWritten !== sessionId) {
@@ -206,7 +264,11 @@ export class InMemorySessionStore implements SessionStore {
       if (newTurn || turns.length === 0) turns.push(turn);
       else turns[turns.length - 1] = turn;
     }
-    const idleExpiry = Date.now() + idleTtlMs;
+    const now = Date.now();
+    session.lastActiveAt = now;
+    this.#writes += 1;
+    session.writeNumber = this.#writes;
+    const idleExpiry = now + idleTtlMs;
     const kept = turn ? keepAliveUntil(turn) : undefined;
     session.expiresAt = kept === null ? Number.POSITIVE_INFINITY : Math.max(idleExpiry, kept ?? 0);
     return session;

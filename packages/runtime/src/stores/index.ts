@@ -3,6 +3,8 @@
  * implementations. The Redis implementations live in `@switchboard/runtime/redis`.
  * @module
  */
+
+export { historyPageOf } from './history-page.js';
 export { InMemoryMemoryStore, type InMemoryMemoryStoreOptions } from './in-memory-memory-store.js';
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './in-memory-session-store.js';
 export { type BindMemoryOptions, bindMemory, type MemoryOwner, memoryNamespace } from './memory-binding.js';
@@ -14,15 +16,23 @@ export {
   type ApprovalRisk,
   type ApprovalStatus,
   type Awaitable,
+  canListSessions,
+  canReadPages,
   canRelayCancels,
   type FinishedTurnStatus,
+  type HistoryPage,
+  type HistoryPosition,
   type LeaseOptions,
+  type ListSessionsOptions,
   type OpenedTurn,
   type OpenTurnOptions,
+  type ReadPageOptions,
   type RequestKey,
   type RouteStep,
   type SessionLease,
+  type SessionListPage,
   type SessionStore,
+  type SessionSummary,
   type StepCall,
   type TracePart,
   type TurnRecord,

@@ -76,6 +76,11 @@ export interface OpenTurnOptions {
   requestKey?: RequestKey;
   /** How long the session lives after this write without another (default: the store's idle time). */
   idleTtlMs?: number;
+  /**
+   * The tenant the session belongs to, for {@link SessionStore.listSessions}
+   * (set by the tenant's view of the store; absent without auth).
+   */
+  tenant?: string;
 }
 
 /** What {@link SessionStore.openTurn} found. */
@@ -128,8 +133,12 @@ export interface SessionStore {
   listTurns(sessionId: string): Awaitable<TurnRecord[]>;
   /** Whether the session has any message. */
   exists(sessionId: string): Awaitable<boolean>;
-  /** Deletes the session's messages, turns and request keys; false if there was nothing to delete. */
-  delete(sessionId: string): Awaitable<boolean>;
+  /**
+   * Deletes the session's messages, turns and request keys; false if there
+   * was nothing to delete. `tenant` (as given to `openTurn`) lets the store
+   * drop the session from {@link listSessions} at once.
+   */
+  delete(sessionId: string, options?: { tenant?: string }): Awaitable<boolean>;
   /**
    * Exclusive use of a session: the lease at once when the session is free,
    * else waits; throws `SessionBusyError` after `waitMs`.
@@ -148,6 +157,78 @@ export interface SessionStore {
   publishCancel?(sessionId: string, turnId?: string): Awaitable<void>;
   /** Optional: calls `listener` for every cancel published by any process; returns an unsubscribe function. */
   onCancel?(listener: (sessionId: string, turnId: string | undefined) => void): () => void;
+  /**
+   * Optional: one page of a session's history, newest page first, read
+   * without reading the rest of the session (see {@link HistoryPage}).
+   * Without it, `GET /v1/sessions/:id` reads the whole session and pages it
+   * in memory.
+   */
+  readPage?(sessionId: string, options: ReadPageOptions): Awaitable<HistoryPage>;
+  /**
+   * Optional: the tenant's sessions (those opened with `tenant`, or without
+   * one when `tenant` is absent), most recently active first. Used by
+   * `GET /v1/sessions`, which answers 501 without it.
+   */
+  listSessions?(options: ListSessionsOptions): Awaitable<SessionListPage>;
+}
+
+/**
+ * Where an older page of history ends: the position of the first message of
+ * the newer page, and the index of the turn the message before it belongs
+ * to. Servers send it to clients as an opaque cursor.
+ */
+export interface HistoryPosition {
+  /** The newer page's first message, counted from the session's first (0). */
+  message: number;
+  /** The turn (counted from the session's first, 0) that message `message - 1` belongs to. */
+  turn: number;
+}
+
+/** Options of {@link SessionStore.readPage}. */
+export interface ReadPageOptions {
+  /** How many messages, at most (at least 1). */
+  limit: number;
+  /** Read the page that ends just before this position; the newest page without it. */
+  before?: HistoryPosition;
+}
+
+/** One page of a session's history, as {@link SessionStore.readPage} returns it. */
+export interface HistoryPage {
+  /** The page's messages, oldest first (empty when the session does not exist). */
+  messages: MessageItem[];
+  /** The turns these messages belong to (and no other), oldest first. */
+  turns: TurnRecord[];
+  /** The session's last turn, whatever the page: its state and pending approvals. */
+  lastTurn?: TurnRecord;
+  /** Where the next older page ends; absent on the oldest page. */
+  before?: HistoryPosition;
+}
+
+/** Options of {@link SessionStore.listSessions}. */
+export interface ListSessionsOptions {
+  /** How many sessions, at most (at least 1). */
+  limit: number;
+  /** The `nextCursor` of the previous page; the most recent sessions without it. */
+  cursor?: string;
+  /** Whose sessions (see {@link OpenTurnOptions.tenant}). */
+  tenant?: string;
+}
+
+/** One session in {@link SessionListPage}. */
+export interface SessionSummary {
+  sessionId: string;
+  /** When the session was last active (epoch milliseconds). */
+  lastActiveAt: number;
+  /** How many messages it holds. */
+  messageCount: number;
+}
+
+/** What {@link SessionStore.listSessions} returns. */
+export interface SessionListPage {
+  /** Most recently active first; may hold fewer than `limit` even when more follow. */
+  sessions: SessionSummary[];
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
 }
 
 /** True when the store relays cancels between processes ({@link SessionStore.publishCancel}). */
@@ -155,4 +236,18 @@ export function canRelayCancels(
   store: SessionStore,
 ): store is SessionStore & Required<Pick<SessionStore, 'publishCancel' | 'onCancel'>> {
   return typeof store.publishCancel === 'function' && typeof store.onCancel === 'function';
+}
+
+/** True when the store reads a page of history without reading the whole session ({@link SessionStore.readPage}). */
+export function canReadPages(
+  store: SessionStore,
+): store is SessionStore & Required<Pick<SessionStore, 'readPage'>> {
+  return typeof store.readPage === 'function';
+}
+
+/** True when the store lists a tenant's recent sessions ({@link SessionStore.listSessions}). */
+export function canListSessions(
+  store: SessionStore,
+): store is SessionStore & Required<Pick<SessionStore, 'listSessions'>> {
+  return typeof store.listSessions === 'function';
 }

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { MessageItem } from '@switchboard/core';
 import type { ApprovalRecord, TurnRecord } from '@switchboard/runtime';
+import { readSessionHistory } from '@switchboard/runtime/testing';
 import { afterAll } from 'vitest';
 
 const script = fileURLToPath(new URL('../fixtures/replica.ts', import.meta.url));
@@ -203,9 +204,11 @@ export interface SessionBody {
 
 /** Reads a session's history from a replica. */
 export async function readSession(url: string, sessionId: string): Promise<SessionBody> {
-  const response = await fetch(`${url}/v1/sessions/${sessionId}`, { signal: AbortSignal.timeout(10_000) });
-  if (response.status !== 200) throw new Error(`GET session ${sessionId}: ${response.status}`);
-  return (await response.json()) as SessionBody;
+  // Every page: a session's history comes in pages of at most 200 messages.
+  return (await readSessionHistory(
+    (path) => fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) }),
+    sessionId,
+  )) as SessionBody;
 }
 
 /** One line of a replica's `AGENT_LOG`. */

@@ -96,6 +96,58 @@ return {0}
 `);
 
 /**
+ * Reads one page of a session's history: the messages `[start, stop)` where
+ * `stop` is the given position (at most the message count; the count itself
+ * without one) and `start` is `limit` earlier, the message and turn counts,
+ * and the last turn record ('' when none). Never reads the whole list.
+ *
+ * KEYS: messages, turns. ARGV: limit, position or ''.
+ * Returns {message count, turn count, last turn record, message records}.
+ */
+export const READ_PAGE = new RedisScript(`
+local total = redis.call('LLEN', KEYS[1])
+local stop = total
+if ARGV[2] ~= '' then stop = math.min(tonumber(ARGV[2]), total) end
+local start = math.max(0, stop - tonumber(ARGV[1]))
+local records = {}
+if stop > start then records = redis.call('LRANGE', KEYS[1], start, stop - 1) end
+return {total, redis.call('LLEN', KEYS[2]), redis.call('LINDEX', KEYS[2], -1) or '', records}
+`);
+
+/**
+ * Records that a session started a turn in its tenant's index (a sorted set
+ * scored by that time), forgets the entries of sessions idle for longer than
+ * the idle time, keeps the newest `max` entries, and makes the index live at
+ * least the idle time. One key, so it runs beside the session's own script.
+ *
+ * KEYS: index. ARGV: session id, now (ms), cutoff (ms), idle time (ms), max entries.
+ */
+export const TOUCH_SESSION_INDEX = new RedisScript(`
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
+local max = tonumber(ARGV[5])
+if redis.call('ZCARD', KEYS[1]) > max then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -max - 1) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -1 or ttl < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+return 1
+`);
+
+/**
+ * Removes index entries whose session is gone, each only if its score is
+ * still the one read (a session started again since then stays listed).
+ * KEYS: index. ARGV: session id, score, session id, score, …
+ */
+export const DROP_STALE_ENTRIES = new RedisScript(`
+local removed = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) == ARGV[i + 1] then
+    removed = removed + redis.call('ZREM', KEYS[1], ARGV[i])
+  end
+end
+return removed
+`);
+
+/**
  * Extends the lease when the token still matches, or reclaims it when it
  * expired and nobody took it; a held session's keys then live at least one
  * idle time more, so that no session expires under a running turn.

@@ -29,6 +29,15 @@ export function sessionKeys(prefix: string, sessionId: string): SessionKeys {
   };
 }
 
+/**
+ * The sorted set of a tenant's sessions (without auth: of the sessions that
+ * have no tenant), scored by when each last started a turn. Its own hash tag:
+ * it is written beside a session's keys, never in the same script.
+ */
+export function sessionIndexKey(prefix: string, tenant: string | undefined): string {
+  return `${prefix}sessions:{${tenant === undefined ? 'none' : `t:${encodeURIComponent(tenant)}`}}`;
+}
+
 /** The keys of one memory namespace. */
 export interface MemoryKeys {
   /** A set of the namespace's keys, so `clear` never scans the keyspace. */

@@ -1,15 +1,21 @@
 import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
 import type { Redis } from 'ioredis';
 import { keepAliveUntil, type TurnRecord } from '../../turns/turn-record.js';
+import { finishPage, pageRange, pageTurnRange } from '../history-page.js';
 import type {
   AppendOptions,
+  HistoryPage,
   LeaseOptions,
+  ListSessionsOptions,
   OpenedTurn,
   OpenTurnOptions,
+  ReadPageOptions,
   SessionLease,
+  SessionListPage,
   SessionStore,
 } from '../session-store.js';
-import { APPEND_SESSION, OPEN_TURN } from './lua-scripts.js';
+import { execResults } from './exec-results.js';
+import { APPEND_SESSION, OPEN_TURN, READ_PAGE } from './lua-scripts.js';
 import {
   decodeList,
   decodeMessages,
@@ -21,6 +27,7 @@ import {
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
+import { RedisSessionIndex } from './redis-session-index.js';
 import { SessionWindowCache } from './window-cache.js';
 
 // What the session scripts answer when another turn holds the session's lease.
@@ -57,6 +64,17 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * lease. Cancels between replicas travel over pub/sub, on a connection
  * opened when the first listener subscribes.
  *
+ * For `listSessions` each tenant has a sorted set of its session ids, scored
+ * by when each last started a turn: opening a turn updates it with one more
+ * command sent together with the turn's script (so no extra round trip). It
+ * keeps the newest 10 000 entries, forgets entries idle
+ * for longer than the idle time, and expires when the tenant has been idle as
+ * long; entries of sessions found gone when listed are removed. A session
+ * kept alive past its idle time only by a long pending approval drops out of
+ * the list (it stays readable by id). `readPage` reads a page of messages
+ * with `LRANGE` (two round trips: the page, then its turns), never the whole
+ * session.
+ *
  * Each turn reads the window again, so the store keeps the last window it
  * read per session (up to `windowCacheChars`) and decodes only the records
  * that are new to it: a message is parsed and validated about once per process rather
@@ -80,6 +98,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #keyPrefix: string;
   readonly #idleTtlMs: number;
   readonly #windows: SessionWindowCache;
+  readonly #index: RedisSessionIndex;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #subscriber: Redis | undefined;
 
@@ -105,6 +124,7 @@ export class RedisSessionStore implements SessionStore {
     this.#idleTtlMs = Math.round(idleTtlSeconds * 1000);
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
     this.#windows = new SessionWindowCache({ maxChars: windowCacheChars });
+    this.#index = new RedisSessionIndex(this.#connection, keyPrefix);
     this.#leases = new RedisLeases(this.#connection, (sessionId) => this.#keys(sessionId), this.#idleTtlMs);
   }
 
@@ -112,7 +132,7 @@ export class RedisSessionStore implements SessionStore {
   async openTurn(
     sessionId: string,
     userMessage: UserMessage,
-    { turn, limit, lease, requestKey, idleTtlMs = this.#idleTtlMs }: OpenTurnOptions,
+    { turn, limit, lease, requestKey, idleTtlMs = this.#idleTtlMs, tenant }: OpenTurnOptions,
   ): Promise<OpenedTurn> {
     const keys = this.#keys(sessionId);
     const args: Array<string | number> = [
@@ -124,9 +144,12 @@ export class RedisSessionStore implements SessionStore {
       requestKey?.key ?? '',
       requestKey ? `${turn.turnId} ${requestKey.fingerprint}` : '',
     ];
-    const reply = (await this.#connection.run('open a turn', (client) =>
+    const opened = this.#connection.run('open a turn', (client) =>
       OPEN_TURN.run(client, this.#scriptKeys(keys), args),
-    )) as [number, unknown];
+    );
+    // In the same tick as the script, so pipelined with it: one round trip for both.
+    const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
+    const [reply] = (await Promise.all([opened, indexed])) as [[number, unknown], unknown];
     const [code, payload] = reply;
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (code === 2) {
@@ -177,6 +200,40 @@ export class RedisSessionStore implements SessionStore {
     return decodeMessages(messages, raws);
   }
 
+  /**
+   * A page of the session's history: its messages with one `LRANGE` (with
+   * the counts and the last turn, in one script), then its turns with another.
+   */
+  async readPage(sessionId: string, options: ReadPageOptions): Promise<HistoryPage> {
+    const keys = this.#keys(sessionId);
+    const limit = Math.max(1, Math.floor(options.limit));
+    const [total, turnCount, lastRaw, raws] = (await this.#connection.run(
+      'read a page of a session',
+      (client) => READ_PAGE.run(client, [keys.messages, keys.turns], [limit, options.before?.message ?? '']),
+    )) as [number, number, string, string[]];
+    const { start, lastTurn: lastIndex } = pageRange(total, turnCount, { ...options, limit });
+    const messages = decodeMessages(keys.messages, raws);
+    const lastTurn =
+      lastRaw === ''
+        ? undefined
+        : decodeRecord(`${keys.turns} (last)`, lastRaw, TurnRecordEnvelopeSchema).turn;
+    const { first, last } = pageTurnRange(messages, lastIndex);
+    let candidates: TurnRecord[] = [];
+    if (first === turnCount - 1 && last === first && lastTurn) candidates = [lastTurn];
+    else if (last >= first) {
+      const turnRaws = await this.#connection.run('read the turns of a page', (client) =>
+        client.lrange(keys.turns, first, last),
+      );
+      candidates = decodeList(keys.turns, turnRaws, TurnRecordEnvelopeSchema).map((record) => record.turn);
+    }
+    return finishPage(messages, candidates, { start, first, lastTurn });
+  }
+
+  /** The tenant's sessions, most recently active first (see {@link RedisSessionIndex.list}). */
+  listSessions(options: ListSessionsOptions): Promise<SessionListPage> {
+    return this.#index.list(options);
+  }
+
   /** The session's last turn record, in one `LINDEX`. */
   async lastTurn(sessionId: string): Promise<TurnRecord | undefined> {
     const { turns } = this.#keys(sessionId);
@@ -201,14 +258,19 @@ export class RedisSessionStore implements SessionStore {
     return (await this.#connection.run('check a session', (client) => client.exists(messages))) > 0;
   }
 
-  /** Deletes the session's messages, turns and request keys (not its lease); false when there was nothing. */
-  async delete(sessionId: string): Promise<boolean> {
+  /**
+   * Deletes the session's messages, turns and request keys (not its lease),
+   * and its entry in `tenant`'s index, in one round trip; false when there was nothing.
+   */
+  async delete(sessionId: string, { tenant }: { tenant?: string } = {}): Promise<boolean> {
     const { messages, turns, requests } = this.#keys(sessionId);
     this.#windows.forget(messages);
-    const deleted = await this.#connection.run('delete a session', (client) =>
-      client.del(messages, turns, requests),
+    const [deleted] = await this.#connection.run('delete a session', (client) =>
+      execResults(
+        client.pipeline().del(messages, turns, requests).zrem(this.#index.keyOf(tenant), sessionId),
+      ),
     );
-    return deleted > 0;
+    return Number(deleted) > 0;
   }
 
   /** Waits for exclusive use of the session across every process sharing this Redis. */

@@ -1,0 +1,35 @@
+import { ConfigurationError } from '@switchboard/core';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildServerApp, type ServerApp } from '../src/build-app.js';
+import { readConfig } from '../src/config.js';
+
+let servers: ServerApp[] = [];
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.app.close()));
+  servers = [];
+});
+
+function serve(env: NodeJS.ProcessEnv): ServerApp {
+  const server = buildServerApp(readConfig(env), { logger: pino({ level: 'silent' }) });
+  server.app.mount(server.orchestrator);
+  servers.push(server);
+  return server;
+}
+
+describe('the demo server’s API reference page', () => {
+  it('is on by default at /docs', async () => {
+    const page = await serve({}).app.request('/docs');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('docs/swagger-ui-bundle.js');
+  });
+
+  it('is off with DOCS=off', async () => {
+    expect((await serve({ DOCS: 'off' }).app.request('/docs')).status).toBe(404);
+  });
+
+  it('refuses a DOCS value it does not know', () => {
+    expect(() => readConfig({ DOCS: 'maybe' })).toThrow(ConfigurationError);
+    expect(() => readConfig({ DOCS: 'maybe' })).toThrow(/DOCS must be on or off/);
+  });
+});

@@ -1,0 +1,302 @@
+import { Api, UnauthorizedError } from './api.js';
+import { byId, h } from './dom.js';
+import { recentSessions, rememberSession } from './sessions.js';
+import { applyEvent, renderTurn, type TurnView, turnFromRecord } from './timeline.js';
+import type { Approval, MessageItem, SessionBody, StreamEvent } from './types.js';
+
+const meta = (name: string) =>
+  document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.trim() || undefined;
+
+const api = new Api(meta('switchboard-api') ?? '');
+const langfuseUrl = meta('switchboard-langfuse');
+
+const elements = {
+  status: byId('status'),
+  keyForm: byId<HTMLFormElement>('key-form'),
+  keyInput: byId<HTMLInputElement>('api-key'),
+  sessions: byId<HTMLUListElement>('sessions'),
+  newSession: byId<HTMLButtonElement>('new-session'),
+  agents: byId<HTMLUListElement>('agents'),
+  sessionLabel: byId('session-label'),
+  messages: byId<HTMLOListElement>('messages'),
+  approvalsSection: byId('approvals-section'),
+  approvals: byId<HTMLUListElement>('approvals'),
+  chatForm: byId<HTMLFormElement>('chat-form'),
+  message: byId<HTMLTextAreaElement>('message'),
+  send: byId<HTMLButtonElement>('send'),
+  turns: byId<HTMLOListElement>('turns'),
+};
+
+let sessionId: string | undefined;
+let turns: TurnView[] = [];
+let busy = false;
+
+function say(text: string, { error = false } = {}): void {
+  elements.status.textContent = text;
+  elements.status.classList.toggle('error-text', error);
+}
+
+/** Shows a failure; a 401 asks for the key. */
+function fail(error: unknown): void {
+  if (error instanceof UnauthorizedError) {
+    elements.keyForm.hidden = false;
+    say('This server needs an API key: enter it above.', { error: true });
+    elements.keyInput.focus();
+    return;
+  }
+  say(error instanceof Error ? error.message : String(error), { error: true });
+}
+
+function renderTimeline(): void {
+  elements.turns.replaceChildren(...turns.map((turn, index) => renderTurn(turn, index, langfuseUrl)));
+}
+
+function messageItem(role: string, text: string, author?: string): HTMLLIElement {
+  return h(
+    'li',
+    { class: `message ${role}` },
+    h('span', { class: 'author', text: author ?? role }),
+    h('p', { class: 'content', text }),
+  );
+}
+
+function renderMessages(messages: readonly MessageItem[]): void {
+  elements.messages.replaceChildren(
+    ...messages.map((message) =>
+      message.role === 'tool'
+        ? messageItem(`agent${message.status === 'error' ? ' failed' : ''}`, message.content, message.name)
+        : messageItem(message.role, message.content, message.role === 'user' ? 'you' : 'assistant'),
+    ),
+  );
+}
+
+function renderApprovals(approvals: readonly Approval[]): void {
+  elements.approvalsSection.hidden = approvals.length === 0;
+  elements.approvals.replaceChildren(
+    ...approvals.map((approval) => {
+      const decide = (decision: 'approve' | 'reject') => async () => {
+        if (!sessionId) return;
+        try {
+          say(`${decision === 'approve' ? 'Approving' : 'Rejecting'} the call to ${approval.agent}…`);
+          await api.resolveApproval(sessionId, approval.id, decision);
+          await openSession(sessionId);
+          say(`${decision === 'approve' ? 'Approved' : 'Rejected'}.`);
+        } catch (error) {
+          fail(error);
+        }
+      };
+      const label = `${approval.agent}: ${approval.message}`;
+      return h(
+        'li',
+        { class: `approval risk-${approval.risk}` },
+        h('p', {}, h('strong', { text: approval.agent }), ` (${approval.risk} risk): ${approval.message}`),
+        approval.reason ? h('p', { class: 'reason', text: `Reason: ${approval.reason}` }) : null,
+        h(
+          'div',
+          { class: 'row' },
+          h('button', {
+            type: 'button',
+            onclick: decide('approve'),
+            'aria-label': `Approve ${label}`,
+            text: 'Approve',
+          }),
+          h('button', {
+            type: 'button',
+            class: 'danger',
+            onclick: decide('reject'),
+            'aria-label': `Reject ${label}`,
+            text: 'Reject',
+          }),
+        ),
+      );
+    }),
+  );
+}
+
+async function loadSessions(): Promise<void> {
+  const sessions = await recentSessions(api);
+  elements.sessions.replaceChildren(
+    ...(sessions.length === 0
+      ? [h('li', { class: 'muted', text: 'No sessions yet' })]
+      : sessions.map((session) =>
+          h(
+            'li',
+            {},
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'session',
+                'data-session-id': session.sessionId,
+                'aria-current': session.sessionId === sessionId ? 'true' : undefined,
+                onclick: () => void openSession(session.sessionId).catch(fail),
+              },
+              h('span', { class: 'title', text: session.title ?? session.sessionId }),
+              session.updatedAt
+                ? h('time', {
+                    datetime: session.updatedAt,
+                    text: new Date(session.updatedAt).toLocaleString(),
+                  })
+                : null,
+            ),
+          ),
+        )),
+  );
+}
+
+async function loadAgents(): Promise<void> {
+  const { agents } = await api.agents();
+  elements.agents.replaceChildren(
+    ...agents.map((agent) =>
+      h(
+        'li',
+        { class: 'agent-card' },
+        h('strong', { text: agent.name }),
+        agent.requiresApproval
+          ? h('span', { class: 'badge awaiting_approval', text: 'needs approval' })
+          : null,
+        h('p', { text: agent.description }),
+        agent.keywords?.length
+          ? h('p', { class: 'keywords muted', text: `Keywords: ${agent.keywords.join(', ')}` })
+          : null,
+      ),
+    ),
+  );
+}
+
+function showSession(body: SessionBody): void {
+  renderMessages(body.messages);
+  turns = body.turns.map((turn) => turnFromRecord(turn, body.messages));
+  renderTimeline();
+  renderApprovals(body.pendingApprovals);
+}
+
+function setSession(id: string | undefined): void {
+  sessionId = id;
+  elements.sessionLabel.textContent = id ? `· ${id}` : '· new session';
+  if (id) history.replaceState(null, '', `#session=${encodeURIComponent(id)}`);
+  else history.replaceState(null, '', window.location.pathname + window.location.search);
+}
+
+async function openSession(id: string): Promise<void> {
+  const body = await api.session(id);
+  setSession(id);
+  showSession(body);
+  rememberSession(id, body.messages.find((m) => m.role === 'user')?.content);
+  await loadSessions();
+  say(`Opened session ${id}.`);
+}
+
+function newSession(): void {
+  setSession(undefined);
+  turns = [];
+  renderTimeline();
+  renderMessages([]);
+  renderApprovals([]);
+  void loadSessions().catch(fail);
+  say('New session: the first message starts it.');
+  elements.message.focus();
+}
+
+async function send(text: string): Promise<void> {
+  busy = true;
+  elements.send.disabled = true;
+  elements.messages.append(messageItem('user', text, 'you'));
+  const agentBubbles = new Map<string, HTMLElement>();
+  let answer: HTMLElement | undefined;
+  let live: TurnView | undefined;
+  const onEvent = (event: StreamEvent) => {
+    if (event.type === 'turn-start') {
+      if (!sessionId) setSession(event.sessionId);
+      live = { turnId: event.turnId, status: 'running', message: text, steps: [] };
+      turns.push(live);
+      say('Streaming the reply…');
+    }
+    if (live) {
+      applyEvent(live, event);
+      renderTimeline();
+    }
+    if (event.type === 'agent-start' && event.toolCallId) {
+      const item = messageItem('agent streaming', '', event.agent);
+      agentBubbles.set(event.toolCallId, item);
+      elements.messages.append(item);
+    } else if (event.type === 'agent-delta' || event.type === 'agent-end') {
+      const item = event.toolCallId ? agentBubbles.get(event.toolCallId) : undefined;
+      const content = item?.querySelector('.content');
+      if (item && content) {
+        if (event.type === 'agent-delta') content.textContent += event.delta ?? '';
+        else {
+          content.textContent = event.content ?? content.textContent;
+          item.classList.remove('streaming');
+          if (event.status === 'error') item.classList.add('failed');
+        }
+      }
+    } else if (event.type === 'answer-delta') {
+      answer ??= elements.messages.appendChild(messageItem('assistant streaming', '', 'assistant'));
+      const content = answer.querySelector('.content');
+      if (content)
+        content.textContent = event.reset ? (event.delta ?? '') : content.textContent + (event.delta ?? '');
+    } else if (event.type === 'message') {
+      answer ??= elements.messages.appendChild(messageItem('assistant', '', 'assistant'));
+      answer.classList.remove('streaming');
+      const content = answer.querySelector('.content');
+      if (content) content.textContent = event.content ?? '';
+      answer = undefined;
+    } else if (event.type === 'error') {
+      elements.messages.append(messageItem('error', event.message ?? 'The turn failed', 'error'));
+    } else if (event.type === 'approval-request') {
+      say(`The call to ${event.agent} waits for approval.`);
+    }
+  };
+  try {
+    await api.chat(sessionId ? { message: text, sessionId } : { message: text }, onEvent);
+    if (sessionId) {
+      rememberSession(sessionId, text);
+      // The stored turn is the record: durations and replies as the server kept them.
+      showSession(await api.session(sessionId));
+      await loadSessions();
+    }
+    say('Reply received.');
+  } catch (error) {
+    fail(error);
+  } finally {
+    busy = false;
+    elements.send.disabled = false;
+  }
+}
+
+elements.chatForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const text = elements.message.value.trim();
+  if (!text || busy) return;
+  elements.message.value = '';
+  void send(text);
+});
+elements.message.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    elements.chatForm.requestSubmit();
+  }
+});
+elements.newSession.addEventListener('click', newSession);
+elements.keyForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  api.key = elements.keyInput.value.trim();
+  elements.keyInput.value = '';
+  elements.keyForm.hidden = true;
+  say('Key saved for this tab.');
+  void start();
+});
+
+async function start(): Promise<void> {
+  try {
+    await loadAgents();
+    const fromHash = /^#session=(.+)$/.exec(window.location.hash)?.[1];
+    if (fromHash) await openSession(decodeURIComponent(fromHash));
+    else newSession();
+  } catch (error) {
+    fail(error);
+  }
+}
+
+void start();

@@ -1,0 +1,110 @@
+/** What the console reads from the API: only the fields it shows. */
+
+/** An agent of `GET /v1/agents`. */
+export interface AgentInfo {
+  name: string;
+  description: string;
+  keywords?: string[];
+  requiresApproval?: boolean;
+}
+
+/** A message of a session. */
+export interface MessageItem {
+  id: string;
+  role: 'user' | 'tool' | 'assistant';
+  content: string;
+  createdAt: string;
+  /** The agent, for `tool` messages. */
+  name?: string;
+  toolCallId?: string;
+  status?: 'ok' | 'error';
+}
+
+/** A call of a routing step. */
+export interface StepCall {
+  toolCallId: string;
+  agent: string;
+  message?: string;
+  thought?: string;
+  reason?: string;
+  approvalId?: string;
+  status?: 'ok' | 'error';
+  errorCode?: string;
+}
+
+/** A routing decision. */
+export interface RouteStep {
+  hop: number;
+  kind: 'call' | 'fan-out' | 'answer' | 'error' | 'note';
+  calls: StepCall[];
+  label?: string;
+  error?: string;
+  decidedAt: string;
+  durationMs: number;
+  annotations?: Record<string, unknown>;
+}
+
+/** An approval waiting for (or resolved by) a person. */
+export interface Approval {
+  id: string;
+  agent: string;
+  message: string;
+  reason?: string;
+  risk: string;
+  status: string;
+  expiresAt: string | null;
+}
+
+/** A stored turn. */
+export interface TurnRecord {
+  turnId: string;
+  userMessageId: string;
+  status: string;
+  startedAt: string;
+  endedAt?: string;
+  steps: RouteStep[];
+  traceId?: string;
+  error?: { code: string; message: string };
+  approvals?: Approval[];
+}
+
+/** `GET /v1/sessions/:id`. */
+export interface SessionBody {
+  sessionId: string;
+  messages: MessageItem[];
+  turns: TurnRecord[];
+  pendingApprovals: Approval[];
+  activeTurn?: { turnId: string; status: string };
+}
+
+/** An entry of `GET /v1/sessions`. */
+export interface SessionSummary {
+  sessionId: string;
+  updatedAt?: string;
+  title?: string;
+  preview?: string;
+  lastMessage?: string;
+}
+
+/** One Server-Sent Event of `POST /v1/chat` (only the fields the console reads). */
+export interface StreamEvent {
+  type: string;
+  sessionId: string;
+  turnId: string;
+  messageId: string;
+  toolCallId?: string;
+  agent?: string;
+  message?: string;
+  delta?: string;
+  reset?: boolean;
+  content?: string;
+  status?: string;
+  step?: RouteStep;
+  code?: string;
+  traceId?: string;
+  approvalId?: string;
+  reason?: string;
+  risk?: string;
+  expiresAt?: string | null;
+  endOfDialog?: boolean;
+}
