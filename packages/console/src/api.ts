@@ -76,8 +76,10 @@ export class Api {
     return this.get('/v1/agents');
   }
 
-  session(sessionId: string): Promise<SessionBody> {
-    return this.get(`/v1/sessions/${encodeURIComponent(sessionId)}`);
+  /** The newest page of a session's history, or the page just `before` a cursor of a newer page. */
+  session(sessionId: string, { before }: { before?: string | undefined } = {}): Promise<SessionBody> {
+    const query = before ? `?before=${encodeURIComponent(before)}` : '';
+    return this.get(`/v1/sessions/${encodeURIComponent(sessionId)}${query}`);
   }
 
   /** Recent sessions, or undefined when the server has no session list (404). */

@@ -2,7 +2,7 @@ import { Api, UnauthorizedError } from './api.js';
 import { byId, h } from './dom.js';
 import { recentSessions, rememberSession } from './sessions.js';
 import { applyEvent, renderTurn, type TurnView, turnFromRecord } from './timeline.js';
-import type { Approval, MessageItem, SessionBody, StreamEvent } from './types.js';
+import type { Approval, MessageItem, SessionBody, StreamEvent, TurnRecord } from './types.js';
 
 const meta = (name: string) =>
   document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.trim() || undefined;
@@ -19,6 +19,7 @@ const elements = {
   agents: byId<HTMLUListElement>('agents'),
   sessionLabel: byId('session-label'),
   messages: byId<HTMLOListElement>('messages'),
+  loadOlder: byId<HTMLButtonElement>('load-older'),
   approvalsSection: byId('approvals-section'),
   approvals: byId<HTMLUListElement>('approvals'),
   chatForm: byId<HTMLFormElement>('chat-form'),
@@ -30,6 +31,8 @@ const elements = {
 let sessionId: string | undefined;
 let turns: TurnView[] = [];
 let busy = false;
+/** How many agents the server hosts, once known. */
+let agentCount: number | undefined;
 
 function say(text: string, { error = false } = {}): void {
   elements.status.textContent = text;
@@ -48,7 +51,9 @@ function fail(error: unknown): void {
 }
 
 function renderTimeline(): void {
-  elements.turns.replaceChildren(...turns.map((turn, index) => renderTurn(turn, index, langfuseUrl)));
+  elements.turns.replaceChildren(
+    ...turns.map((turn, index) => renderTurn(turn, index, { langfuseUrl, agentCount })),
+  );
 }
 
 function messageItem(role: string, text: string, author?: string): HTMLLIElement {
@@ -146,6 +151,7 @@ async function loadSessions(): Promise<void> {
 
 async function loadAgents(): Promise<void> {
   const { agents } = await api.agents();
+  agentCount = agents.length;
   elements.agents.replaceChildren(
     ...agents.map((agent) =>
       h(
@@ -164,11 +170,55 @@ async function loadAgents(): Promise<void> {
   );
 }
 
+/** The pages of the open session's history shown so far, merged: the newest and any older ones loaded. */
+let shown: SessionBody | undefined;
+
+/**
+ * Joins two pages of one session's history: `older` first, each message and
+ * turn once (a turn can straddle two pages: the newer page's record wins);
+ * the cursor is the older page's, the approvals the newer page's.
+ */
+function mergePages(older: SessionBody, newer: SessionBody): SessionBody {
+  const ids = new Set(newer.messages.map((message) => message.id));
+  const newerTurns = new Map(newer.turns.map((turn) => [turn.turnId, turn]));
+  const turnsOf: TurnRecord[] = older.turns.map((turn) => newerTurns.get(turn.turnId) ?? turn);
+  const olderIds = new Set(older.turns.map((turn) => turn.turnId));
+  const merged: SessionBody = {
+    ...newer,
+    messages: [...older.messages.filter((message) => !ids.has(message.id)), ...newer.messages],
+    turns: [...turnsOf, ...newer.turns.filter((turn) => !olderIds.has(turn.turnId))],
+  };
+  if (older.before) merged.before = older.before;
+  else delete merged.before;
+  return merged;
+}
+
 function showSession(body: SessionBody): void {
+  shown = body;
   renderMessages(body.messages);
   turns = body.turns.map((turn) => turnFromRecord(turn, body.messages));
   renderTimeline();
   renderApprovals(body.pendingApprovals);
+  elements.loadOlder.hidden = body.before === undefined;
+}
+
+/** Prepends the page of messages just before the oldest one shown. */
+async function loadOlder(): Promise<void> {
+  if (!sessionId || !shown?.before) return;
+  const id = sessionId;
+  elements.loadOlder.disabled = true;
+  try {
+    const older = await api.session(id, { before: shown.before });
+    if (id !== sessionId || !shown) return;
+    const merged = mergePages(older, shown);
+    const added = merged.messages.length - shown.messages.length;
+    showSession(merged);
+    // Keep the reader where they were: at the message that was the oldest one.
+    elements.messages.children[added]?.scrollIntoView({ block: 'start' });
+    say(`Loaded ${older.messages.length} older messages.`);
+  } finally {
+    elements.loadOlder.disabled = false;
+  }
 }
 
 function setSession(id: string | undefined): void {
@@ -189,6 +239,8 @@ async function openSession(id: string): Promise<void> {
 
 function newSession(): void {
   setSession(undefined);
+  shown = undefined;
+  elements.loadOlder.hidden = true;
   turns = [];
   renderTimeline();
   renderMessages([]);
@@ -253,7 +305,9 @@ async function send(text: string): Promise<void> {
     if (sessionId) {
       rememberSession(sessionId, text);
       // The stored turn is the record: durations and replies as the server kept them.
-      showSession(await api.session(sessionId));
+      const newest = await api.session(sessionId);
+      // Older pages already loaded stay on screen.
+      showSession(shown?.sessionId === sessionId ? mergePages(shown, newest) : newest);
       await loadSessions();
     }
     say('Reply received.');
@@ -279,6 +333,7 @@ elements.message.addEventListener('keydown', (event) => {
   }
 });
 elements.newSession.addEventListener('click', newSession);
+elements.loadOlder.addEventListener('click', () => void loadOlder().catch(fail));
 elements.keyForm.addEventListener('submit', (event) => {
   event.preventDefault();
   api.key = elements.keyInput.value.trim();

@@ -131,8 +131,26 @@ function renderCall(call: CallView): HTMLElement {
   );
 }
 
+/** What the timeline needs to know besides the turn. */
+export interface TimelineContext {
+  /** The Langfuse base URL: a traced turn links to its trace. */
+  langfuseUrl?: string | undefined;
+  /** How many agents the app hosts: a decision with no narrower list chose among all of them. */
+  agentCount?: number | undefined;
+}
+
+/** The agents a decision could choose from: step rules narrow them (`allowedAgents`), else all of them. */
+function candidates(step: StepView, agentCount: number | undefined): string | undefined {
+  if (step.kind !== 'call' && step.kind !== 'fan-out') return undefined;
+  const allowed = step.annotations?.allowedAgents;
+  if (Array.isArray(allowed) && allowed.every((name) => typeof name === 'string'))
+    return allowed.length > 0 ? allowed.join(', ') : 'none';
+  return agentCount ? `all ${agentCount} agent${agentCount === 1 ? '' : 's'}` : undefined;
+}
+
 function renderAnnotations(annotations: Record<string, unknown> | undefined): HTMLElement | null {
-  const entries = Object.entries(annotations ?? {});
+  // The allowed agents are shown as the decision's candidates.
+  const entries = Object.entries(annotations ?? {}).filter(([name]) => name !== 'allowedAgents');
   if (entries.length === 0) return null;
   const list = h('dl', { class: 'annotations' });
   for (const [name, value] of entries)
@@ -143,9 +161,10 @@ function renderAnnotations(annotations: Record<string, unknown> | undefined): HT
   return list;
 }
 
-function renderStep(step: StepView): HTMLElement {
+function renderStep(step: StepView, agentCount: number | undefined): HTMLElement {
   const chosen = step.calls.map((call) => call.agent).join(', ');
   const failed = step.kind === 'error';
+  const among = candidates(step, agentCount);
   return h(
     'li',
     { class: `step ${step.kind}${failed ? ' failed' : ''}` },
@@ -161,6 +180,9 @@ function renderStep(step: StepView): HTMLElement {
       chosen ? h('span', { class: 'chosen', text: ` → ${chosen}` }) : null,
       h('span', { class: 'muted', text: ` decided in ${formatDuration(step.durationMs)}` }),
     ),
+    among
+      ? h('p', { class: 'candidates' }, h('span', { class: 'label', text: 'Candidates: ' }), among)
+      : null,
     step.error ? h('p', { class: 'error-text', text: step.error }) : null,
     renderAnnotations(step.annotations),
     step.calls.length > 0
@@ -178,7 +200,11 @@ function renderStep(step: StepView): HTMLElement {
 }
 
 /** The timeline entry of one turn. */
-export function renderTurn(view: TurnView, index: number, langfuseUrl: string | undefined): HTMLElement {
+export function renderTurn(
+  view: TurnView,
+  index: number,
+  { langfuseUrl, agentCount }: TimelineContext = {},
+): HTMLElement {
   const failed = ['failed', 'blocked'].includes(view.status) || view.error !== undefined;
   return h(
     'li',
@@ -203,6 +229,6 @@ export function renderTurn(view: TurnView, index: number, langfuseUrl: string | 
     ),
     view.message ? h('p', { class: 'turn-message', text: preview(view.message, 80) }) : null,
     view.error ? h('p', { class: 'error-text', text: view.error }) : null,
-    h('ol', { class: 'steps' }, ...view.steps.map(renderStep)),
+    h('ol', { class: 'steps' }, ...view.steps.map((step) => renderStep(step, agentCount))),
   );
 }

@@ -75,6 +75,8 @@ export interface SessionBody {
   turns: TurnRecord[];
   pendingApprovals: Approval[];
   activeTurn?: { turnId: string; status: string };
+  /** The cursor of the page of older messages; absent on the oldest page. */
+  before?: string;
 }
 
 /** An entry of `GET /v1/sessions`. */
