@@ -268,62 +268,66 @@ async function runNested(
       } catch (error) {
         decision = { error: new OrchestratorError({ orchestrator: orchestrator.name, cause: error }) };
       }
-      endDecisionSpan(decisionSpan, decision, recorder);
       const step: InnerStep = toRouteStep(hop, decision, startedAt, settings.exposeErrorDetails);
+      // Open over the inner calls it made, as in a turn: every agent span lies inside its decision's.
+      endDecisionSpan(decisionSpan, decision, recorder, { end: false, durationMs: step.durationMs });
       recorder.flush(steps, step);
-
-      if (isErrorMessage(decision)) {
-        throw new AgentError({
-          agent: name,
-          message: `its orchestrator '${orchestrator.name}' failed: ${decision.error.message}`,
-          cause: decision.error,
-          metadata: { orchestrator: orchestrator.name, depth, innerSteps: steps },
-        });
-      }
-      const calls = Array.isArray(decision) ? decision : [decision];
-      const first = calls[0] as ToolCall;
-      if (isRouteToUser(first)) {
-        return {
-          content: first.message,
-          metadata: { orchestrator: orchestrator.name, depth, innerSteps: steps },
-        };
-      }
-
-      // Inner calls run concurrently; each reply is an error message rather than a throw, as in a turn.
-      const fanIn =
-        calls.length > 1 && calls.some((call) => call.fanInGraceMs !== undefined) ? new FanIn() : undefined;
-      const replies = await Promise.all(
-        calls.map(async (call) => {
-          const agent = settings.byName.get(call.toolName) as Agent;
-          const timeoutMs = agent.timeoutMs ?? settings.agentTimeoutMs;
-          const outcome = await runAgentCall({
-            agent,
-            call,
-            conversation,
-            request,
-            parent: decisionContext,
-            timeoutMs: call.timeoutMs === undefined ? timeoutMs : Math.min(timeoutMs, call.timeoutMs),
-            control,
-            emit,
-            exposeErrorDetails: settings.exposeErrorDetails,
-            fanIn,
-            correlationId: step.annotations?.correlationId,
+      try {
+        if (isErrorMessage(decision)) {
+          throw new AgentError({
+            agent: name,
+            message: `its orchestrator '${orchestrator.name}' failed: ${decision.error.message}`,
+            cause: decision.error,
+            metadata: { orchestrator: orchestrator.name, depth, innerSteps: steps },
           });
-          return isPausedCall(outcome) ? pausedReply(call) : outcome;
-        }),
-      );
-      if (signal.aborted) throw signal.reason;
-      replies.forEach((reply, index) => {
-        const summary = step.calls[index];
-        if (!summary) return;
-        summary.status = reply.status;
-        const code = reply.status === 'error' ? reply.metadata?.errorCode : undefined;
-        if (typeof code === 'string') summary.errorCode = code;
-        const nested = reply.metadata?.innerSteps;
-        if (Array.isArray(nested)) summary.innerSteps = nested as InnerStep[];
-      });
-      messages.push(...replies);
-      lastResults = replies.map(orchestratorReply);
+        }
+        const calls = Array.isArray(decision) ? decision : [decision];
+        const first = calls[0] as ToolCall;
+        if (isRouteToUser(first)) {
+          return {
+            content: first.message,
+            metadata: { orchestrator: orchestrator.name, depth, innerSteps: steps },
+          };
+        }
+
+        // Inner calls run concurrently; each reply is an error message rather than a throw, as in a turn.
+        const fanIn =
+          calls.length > 1 && calls.some((call) => call.fanInGraceMs !== undefined) ? new FanIn() : undefined;
+        const replies = await Promise.all(
+          calls.map(async (call) => {
+            const agent = settings.byName.get(call.toolName) as Agent;
+            const timeoutMs = agent.timeoutMs ?? settings.agentTimeoutMs;
+            const outcome = await runAgentCall({
+              agent,
+              call,
+              conversation,
+              request,
+              parent: decisionContext,
+              timeoutMs: call.timeoutMs === undefined ? timeoutMs : Math.min(timeoutMs, call.timeoutMs),
+              control,
+              emit,
+              exposeErrorDetails: settings.exposeErrorDetails,
+              fanIn,
+              correlationId: step.annotations?.correlationId,
+            });
+            return isPausedCall(outcome) ? pausedReply(call) : outcome;
+          }),
+        );
+        if (signal.aborted) throw signal.reason;
+        replies.forEach((reply, index) => {
+          const summary = step.calls[index];
+          if (!summary) return;
+          summary.status = reply.status;
+          const code = reply.status === 'error' ? reply.metadata?.errorCode : undefined;
+          if (typeof code === 'string') summary.errorCode = code;
+          const nested = reply.metadata?.innerSteps;
+          if (Array.isArray(nested)) summary.innerSteps = nested as InnerStep[];
+        });
+        messages.push(...replies);
+        lastResults = replies.map(orchestratorReply);
+      } finally {
+        decisionSpan.end();
+      }
     }
   } finally {
     signal.removeEventListener('abort', stop);

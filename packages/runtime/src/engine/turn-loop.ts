@@ -429,37 +429,42 @@ export class TurnLoop {
           userMessage: 'Sorry, this request needs several agents at once, which is not allowed here.',
         };
       }
-      endDecisionSpan(decisionSpan, decision, recorder);
-      if (control.stopped !== undefined) return this.#stopped(turn);
       const step = toRouteStep(hop, decision, startedAt, options.exposeErrorDetails);
-      this.#recordStep(turn, step);
+      // The decision's span stays open over the calls it made, so that every agent span lies inside it.
+      endDecisionSpan(decisionSpan, decision, recorder, { end: false, durationMs: step.durationMs });
+      try {
+        if (control.stopped !== undefined) return this.#stopped(turn);
+        this.#recordStep(turn, step);
 
-      if (isErrorMessage(decision)) {
-        return {
-          reply: decision.userMessage ?? failureMessage,
-          status: 'failed',
-          error: decision.error,
-          toolCallId: `error_${turnId}`,
-        };
-      }
-      const calls = Array.isArray(decision) ? decision : [decision];
-      const first = calls[0] as ToolCall;
-      if (isRouteToUser(first)) {
-        if (first.requiresApproval || turn.escalation !== undefined) {
-          // The answer waits for a person: it is kept on the approval, and delivered once approved.
-          const approval = this.#parts.gate.openForAnswer(
-            turn.escalation === undefined ? first : { ...first, reason: turn.escalation },
-          );
-          addApprovals(turn, [approval]);
-          const stepCall = step.calls[0];
-          if (stepCall) stepCall.approvalId = approval.id;
-          turn.answerApprovalId = approval.id;
-          return PAUSED;
+        if (isErrorMessage(decision)) {
+          return {
+            reply: decision.userMessage ?? failureMessage,
+            status: 'failed',
+            error: decision.error,
+            toolCallId: `error_${turnId}`,
+          };
         }
-        return { reply: first.message, status: 'completed', toolCallId: first.id };
+        const calls = Array.isArray(decision) ? decision : [decision];
+        const first = calls[0] as ToolCall;
+        if (isRouteToUser(first)) {
+          if (first.requiresApproval || turn.escalation !== undefined) {
+            // The answer waits for a person: it is kept on the approval, and delivered once approved.
+            const approval = this.#parts.gate.openForAnswer(
+              turn.escalation === undefined ? first : { ...first, reason: turn.escalation },
+            );
+            addApprovals(turn, [approval]);
+            const stepCall = step.calls[0];
+            if (stepCall) stepCall.approvalId = approval.id;
+            turn.answerApprovalId = approval.id;
+            return PAUSED;
+          }
+          return { reply: first.message, status: 'completed', toolCallId: first.id };
+        }
+        const paused = yield* this.#runCalls(turn, calls, conversation, decisionContext, step.calls);
+        if (paused) return PAUSED;
+      } finally {
+        decisionSpan.end();
       }
-      const paused = yield* this.#runCalls(turn, calls, conversation, decisionContext, step.calls);
-      if (paused) return PAUSED;
     }
   }
 

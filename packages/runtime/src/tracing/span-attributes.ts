@@ -36,6 +36,7 @@ export const SpanAttribute = {
   decisionAgents: 'switchboard.decision.agents',
   decisionThought: 'switchboard.decision.thought',
   decisionReason: 'switchboard.decision.reason',
+  decisionDurationMs: 'switchboard.decision.duration_ms',
   agentStatus: 'switchboard.agent.status',
   stepAnnotations: 'switchboard.step.annotations',
   stepNotes: 'switchboard.step.notes',

@@ -203,8 +203,11 @@ export function endDecisionSpan(
     annotations?: StepAnnotations;
     notes?: readonly { label?: string; annotations?: StepAnnotations }[];
   },
+  { end = true, durationMs }: { end?: boolean; durationMs?: number } = {},
 ): void {
   if (span.isRecording()) {
+    // The decision's own time: with `end: false` the span stays open over the calls it made.
+    if (durationMs !== undefined) span.setAttribute(SpanAttribute.decisionDurationMs, durationMs);
     // What the orchestrator recorded beside its calls (a plan, a chosen pattern, a fan-out's correlation id).
     const annotations = recorded?.annotations;
     if (annotations) {
@@ -232,7 +235,7 @@ export function endDecisionSpan(
       span.setAttribute(SpanAttribute.observationOutput, decisionOutput(kind, calls));
     }
   }
-  span.end();
+  if (end) span.end();
 }
 
 /** What the engine knows when it calls an agent. */
