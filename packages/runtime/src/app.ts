@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { serve } from '@hono/node-server';
+import { metrics as otelMetrics } from '@opentelemetry/api';
 import {
   type AgentMeta,
   ConfigurationError,
@@ -22,6 +23,12 @@ import {
   type TurnResult,
 } from './engine/turn-engine.js';
 import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from './logging/logger.js';
+import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
+import {
+  type MetricsOptions,
+  type PrometheusMetrics,
+  prometheusMetrics,
+} from './metrics/prometheus-metrics.js';
 import { isPromiseLike } from './promise-like.js';
 import type { RateLimitOptions } from './server/access.js';
 import type { AuthOptions } from './server/auth.js';
@@ -100,6 +107,16 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * from a CDN. Off by default. See {@link ConsoleOptions}.
    */
   console?: boolean | ConsoleOptions;
+  /**
+   * Serves the app's metrics (turns by status, turn and agent-call latency,
+   * decisions per turn, agent errors by code, held leases) in the Prometheus
+   * text format at `GET /metrics` (or `metrics.path`), behind `auth` when it
+   * is on. Needs `@opentelemetry/sdk-metrics` and
+   * `@opentelemetry/exporter-prometheus` (optional peer dependencies). Off by
+   * default: the metrics then go to the global OpenTelemetry meter provider,
+   * if one was registered before the app was mounted. See {@link MetricsOptions}.
+   */
+  metrics?: boolean | MetricsOptions;
 }
 
 /** An orchestrator instance, or a class the app constructs with its agents. */
@@ -184,6 +201,7 @@ export class App {
   readonly #inFlight = new Set<PromiseLike<unknown>>();
   readonly #shutdown = new AbortController();
   readonly #rateLimiter: RateLimiter;
+  readonly #metrics: PrometheusMetrics | undefined;
   #engine?: TurnEngine;
   #routes?: Hono;
   #orchestrator?: Orchestrator;
@@ -212,6 +230,8 @@ export class App {
     this.#rateLimiter = options.rateLimiter ?? new InMemoryRateLimiter();
     if (options.cors) checkCorsOptions(options.cors);
     this.logger = resolveLogger(options.logger, options.logLevel);
+    const { metrics } = options;
+    this.#metrics = metrics ? prometheusMetrics(metrics === true ? {} : metrics) : undefined;
   }
 
   /** The metadata of every hosted agent, as given to an orchestrator class. */
@@ -253,6 +273,10 @@ export class App {
         memory,
         signal: this.#shutdown.signal,
         logger: this.logger,
+        metrics: new EngineMetrics(this.#metrics?.meter ?? otelMetrics.getMeter(METER_NAME), {
+          app: this.name,
+          orchestrator: instance.name,
+        }),
       },
       this.#options,
     );
@@ -277,6 +301,7 @@ export class App {
         log: unexpectedErrorLog(this.logger),
         logger: this.logger,
         cors: this.#options.cors,
+        metrics: this.#metrics,
       },
       this.#options,
     );
@@ -438,6 +463,7 @@ export class App {
         this.memory.close?.(),
         this.#rateLimiter.close?.(),
         this.#options.tracing?.shutdown(),
+        this.#metrics?.shutdown(),
       ]);
     })();
     return this.#closing;

@@ -76,6 +76,8 @@ export type {
 } from './engine/turn-engine.js';
 export * from './guardrails/index.js';
 export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
+export { METER_NAME } from './metrics/engine-metrics.js';
+export type { MetricsOptions } from './metrics/prometheus-metrics.js';
 export type { RateLimitOptions } from './server/access.js';
 export {
   type ApiKeyOwner,

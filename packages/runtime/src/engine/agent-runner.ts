@@ -11,6 +11,7 @@ import {
 } from '@switchboard/core';
 import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
 import { AgentPause, type AgentResume } from '../agents/agent-pause.js';
+import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
@@ -49,6 +50,8 @@ export interface AgentCallContext {
   checkReply?: (content: string) => GuardOutcome | Promise<GuardOutcome>;
   /** Further attempts after a retryable failure (the turn's strategy profile), with exponential backoff and full jitter. */
   retry?: { retries: number; baseDelayMs: number; maxDelayMs: number };
+  /** Where the call's duration and error code are recorded. */
+  metrics?: EngineMetrics;
 }
 
 /** An agent call that paused for approval (the agent threw an `AgentPause`): no reply yet. */
@@ -214,6 +217,7 @@ class RunningCall {
   readonly options: AgentCallContext;
   readonly span: Span;
   readonly base: AgentEventBase | undefined;
+  readonly startedAt = performance.now();
 
   constructor(options: AgentCallContext) {
     const { agent, call, conversation, emit, parent } = options;
@@ -237,6 +241,7 @@ class RunningCall {
     const { agent, call, emit, fanIn } = this.options;
     const status = failure ? 'error' : 'ok';
     if (!failure) fanIn?.replied();
+    this.options.metrics?.callEnded(agent.name, status, performance.now() - this.startedAt, failure?.code);
     // The span keeps the error's own text: traces are for operators.
     endAgentSpan(this.span, { status, content: failure ? failure.message : content, error: failure });
     if (this.base) emit?.({ type: 'agent-end', ...this.base, status, content, endOfMessage: true });

@@ -31,6 +31,11 @@ export class LeaseRenewer {
     this.#timer.unref();
   }
 
+  /** How many leases this process holds now. */
+  get size(): number {
+    return this.#held.size;
+  }
+
   /** Stops renewing `lease`. */
   delete(lease: SessionLease): void {
     this.#held.delete(lease);

@@ -22,6 +22,7 @@ import {
 import type { Agent } from '../agents/agent.js';
 import type { ConversationReview } from '../guardrails/guardrail.js';
 import type { Logger } from '../logging/logger.js';
+import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import { bindMemory, memoryNamespace, userSessionsNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
@@ -73,6 +74,8 @@ interface EngineParts {
   signal: AbortSignal;
   /** Where failed turns are logged. */
   logger?: Logger;
+  /** Where turn, agent-call and lease metrics are recorded. */
+  metrics?: EngineMetrics;
 }
 
 /** Who a request is for: the parts of a request every entry point has. */
@@ -190,6 +193,7 @@ export class TurnEngine {
       profiles: this.#profiles,
       options: this.#options,
       logger: parts.logger,
+      metrics: parts.metrics,
     });
     const { signal } = parts;
     const onShutdown = () => this.#renewer.abortAgents(signal.reason);
@@ -198,9 +202,11 @@ export class TurnEngine {
       parts.sessions.onCancel?.((sessionId, turnId) => {
         this.#renewer.stop(sessionId, turnId, (id) => interruption(id, 'cancelled'));
       }) ?? noop;
+    const unwatch = parts.metrics?.watchLeases(() => this.#renewer.size);
     this.#stopListening = () => {
       signal.removeEventListener('abort', onShutdown);
       unsubscribe();
+      unwatch?.();
     };
   }
 

@@ -26,6 +26,7 @@ import type { AgentResume } from '../agents/agent-pause.js';
 import type { GuardStage } from '../guardrails/guardrail.js';
 import type { Logger } from '../logging/logger.js';
 import { failedTurn, logTurnFailure } from '../logging/turn-failure.js';
+import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { SessionStore } from '../stores/session-store.js';
 import {
@@ -90,6 +91,8 @@ export interface LoopParts {
   >;
   /** Where a failed turn's error and detail go (clients get only a safe message). */
   logger?: Logger;
+  /** Where turn and agent-call metrics are recorded. */
+  metrics?: EngineMetrics;
 }
 
 /**
@@ -239,6 +242,7 @@ export class TurnLoop {
     const { sessionId, turnId } = turn;
     if (ending.status === 'awaiting_approval') {
       turn.status = transition(turn.status, 'awaiting_approval');
+      this.#parts.metrics?.turnEnded(turn.status, turn.startedAt, turn.hop);
       try {
         yield* settled(this.write(turn, []));
       } finally {
@@ -288,6 +292,7 @@ export class TurnLoop {
     }
     turn.status = transition(turn.status, outcome.status);
     turn.endedAt = isoNow();
+    this.#parts.metrics?.turnEnded(turn.status, turn.startedAt, turn.hop);
     if (turn.approvals) {
       for (const approval of pendingApprovals(turn)) {
         withdraw(approval, `the turn ended (${outcome.status}) before a decision`);
@@ -782,6 +787,7 @@ export class TurnLoop {
       emit: turn.runtime.emit,
       exposeErrorDetails: this.#parts.options.exposeErrorDetails,
       fanIn,
+      metrics: this.#parts.metrics,
     });
   }
 }

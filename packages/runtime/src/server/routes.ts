@@ -10,6 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-engine.js';
 import type { Logger } from '../logging/logger.js';
+import { mountMetrics, type PrometheusMetrics } from '../metrics/prometheus-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { SessionStore } from '../stores/session-store.js';
@@ -67,6 +68,8 @@ export interface ServerBackend {
   logger: Logger;
   /** Cross-origin access for browsers (off without it). */
   cors?: CorsOptions;
+  /** The app's metrics, served in the Prometheus text format (off without it). */
+  metrics?: PrometheusMetrics;
 }
 
 /** HTTP limits. */
@@ -146,6 +149,7 @@ export function createRoutes(
   });
   app.get('/openapi.json', (c) => c.json(openApi));
   const docsRoutes = docs ? mountDocs(app, { title: backend.name, ...(docs === true ? {} : docs) }) : {};
+  const metricsRoutes = backend.metrics ? mountMetrics(app, backend.metrics) : {};
   app.get('/v1/agents', (c) => c.json(agentsBody));
 
   const limitBody = bodyLimit({
@@ -292,6 +296,7 @@ export function createRoutes(
     '/openapi.json': ['GET'],
     ...docsRoutes,
     ...consoleRoutes,
+    ...metricsRoutes,
   });
   return app;
 }

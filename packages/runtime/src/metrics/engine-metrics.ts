@@ -1,0 +1,104 @@
+import type { Attributes, Counter, Histogram, Meter, ObservableGauge } from '@opentelemetry/api';
+
+/** The name of the meter Switchboard records its metrics with. */
+export const METER_NAME = 'switchboard';
+
+/** Latency buckets in seconds: from a synchronous agent to a long multi-agent turn. */
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const DECISION_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30];
+
+/**
+ * The engine's metrics, made once per app from one meter. Attributes stay
+ * low-cardinality: the app and orchestrator names, a status, an agent name,
+ * an error code; never a session, turn or user id. Without a meter provider
+ * the instruments are OpenTelemetry's no-ops, so recording costs next to nothing.
+ */
+export class EngineMetrics {
+  readonly #turns: Counter;
+  readonly #turnDuration: Histogram;
+  readonly #decisions: Histogram;
+  readonly #agentDuration: Histogram;
+  readonly #agentErrors: Counter;
+  readonly #leases: ObservableGauge;
+  readonly #base: Attributes;
+  /** Attribute sets by status or agent, made once rather than per turn or call. */
+  readonly #attributes = new Map<string, Attributes>();
+
+  /** `base` holds the attributes every measurement carries (`app`, `orchestrator`). */
+  constructor(meter: Meter, base: Attributes) {
+    this.#base = base;
+    this.#turns = meter.createCounter('switchboard.turns', {
+      description: 'Turns that ended or paused, by status',
+      unit: '{turn}',
+    });
+    this.#turnDuration = meter.createHistogram('switchboard.turn.duration', {
+      description:
+        'Time from the start of a turn to its end, by status (a turn that waited for approval includes the wait)',
+      unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+    });
+    this.#decisions = meter.createHistogram('switchboard.turn.decisions', {
+      description: 'Orchestrator decisions per ended turn',
+      unit: '{decision}',
+      advice: { explicitBucketBoundaries: DECISION_BUCKETS },
+    });
+    this.#agentDuration = meter.createHistogram('switchboard.agent.duration', {
+      description: 'Time an agent call took (retries included), by agent and status',
+      unit: 's',
+      advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
+    });
+    this.#agentErrors = meter.createCounter('switchboard.agent.errors', {
+      description: 'Agent calls that failed, by agent and error code',
+      unit: '{call}',
+    });
+    this.#leases = meter.createObservableGauge('switchboard.leases.held', {
+      description: 'Session leases this process holds (turns running here)',
+      unit: '{lease}',
+    });
+  }
+
+  /**
+   * Records a turn that ended, or paused for approval (counted, not timed):
+   * `startedAt` is the turn's ISO start time, `decisions` its decision count.
+   */
+  turnEnded(status: string, startedAt: string, decisions: number): void {
+    const attributes = this.#cached(status, () => ({ ...this.#base, status }));
+    this.#turns.add(1, attributes);
+    if (status === 'awaiting_approval') return;
+    const started = Date.parse(startedAt);
+    if (!Number.isNaN(started))
+      this.#turnDuration.record(Math.max(0, Date.now() - started) / 1000, attributes);
+    this.#decisions.record(decisions, attributes);
+  }
+
+  /** Records an agent call that ended after `durationMs`; a failure counts its error code. */
+  callEnded(agent: string, status: 'ok' | 'error', durationMs: number, errorCode?: string): void {
+    const attributes = this.#cached(`${status}\n${agent}`, () => ({ ...this.#base, agent, status }));
+    this.#agentDuration.record(durationMs / 1000, attributes);
+    if (errorCode === undefined) return;
+    const errors = this.#cached(`error.code\n${agent}\n${errorCode}`, () => ({
+      ...this.#base,
+      agent,
+      'error.code': errorCode,
+    }));
+    this.#agentErrors.add(1, errors);
+  }
+
+  /** Reports `count()` as the held-lease gauge at each collection; returns the function that stops it. */
+  watchLeases(count: () => number): () => void {
+    const callback = (result: { observe(value: number, attributes?: Attributes): void }) =>
+      result.observe(count(), this.#base);
+    this.#leases.addCallback(callback);
+    return () => this.#leases.removeCallback(callback);
+  }
+
+  #cached(key: string, make: () => Attributes): Attributes {
+    let attributes = this.#attributes.get(key);
+    if (!attributes) {
+      attributes = make();
+      // Agent names and error codes are finite, but a bound keeps an odd agent from growing the map forever.
+      if (this.#attributes.size < 1_000) this.#attributes.set(key, attributes);
+    }
+    return attributes;
+  }
+}
