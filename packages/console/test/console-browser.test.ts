@@ -6,7 +6,6 @@
  * auth, once with auth on and the Redis stores. Screenshots go to
  * `test-output/` (ignored by git). Every request to another host is refused.
  */
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,10 +20,10 @@ import {
 } from '@switchboard/runtime';
 import { createRedisStores } from '@switchboard/runtime/redis';
 import { Redis } from 'ioredis';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openPage, sendMessage } from './support/browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUTPUT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../test-output');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const KEY = 'sk-console-browser-test-0123456789';
@@ -64,25 +63,7 @@ async function startApp(agents: Agent[], options: Partial<AppOptions> = {}): Pro
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(
-      `These tests drive the console in a headless Chromium, but ${CHROMIUM} does not exist. ` +
-        `Install Debian's chromium (apt-get install -y --no-install-recommends chromium; .ci/run does it when apt-get is allowed) ` +
-        `or set CHROMIUM_PATH. They fail rather than skip${process.env.CI === 'true' ? ' (CI=true)' : ''}.`,
-    );
-  }
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser();
   await mkdir(OUTPUT, { recursive: true });
 });
 
@@ -90,33 +71,11 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A page that may reach this machine only. */
-async function openPage(): Promise<{ page: Page; blocked: string[]; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  const blocked: string[] = [];
-  const errors: string[] = [];
-  await context.route('**/*', (route) => {
-    const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1') return route.continue();
-    blocked.push(url.href);
-    return route.abort();
-  });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => errors.push(error.message));
-  return { page, blocked, errors };
-}
-
-/** Types a message and sends it with Enter, as a keyboard user would. */
-async function sendMessage(page: Page, text: string): Promise<void> {
-  await page.getByLabel('Message', { exact: true }).fill(text);
-  await page.getByLabel('Message', { exact: true }).press('Enter');
-}
-
 describe('the console in a browser', () => {
   it('streams a reply, shows the routing, and reopens the session from the list after a reload', async () => {
     const streamer = gatedStreamer();
     const server = await startApp([echo, streamer]);
-    const { page, blocked, errors } = await openPage();
+    const { page, blocked, errors } = await openPage(browser);
     try {
       await page.goto(`${server.url}/`);
       await expect
@@ -171,7 +130,7 @@ describe('the console in a browser', () => {
       ...createRedisStores(REDIS_URL, { keyPrefix: prefix }),
       auth: apiKeys({ keys: { [KEY]: { tenantId: 'acme', name: 'console' } } }),
     });
-    const { page, blocked, errors } = await openPage();
+    const { page, blocked, errors } = await openPage(browser);
     try {
       await page.goto(`${server.url}/`);
       const keyField = page.getByLabel('API key');
