@@ -6,7 +6,14 @@ import { useSpanRecording } from '../support/span-recording.js';
 /** Nanoseconds since the epoch of an OpenTelemetry time. */
 const ns = ([seconds, nanos]: [number, number]) => BigInt(seconds) * 1_000_000_000n + BigInt(nanos);
 
-/** The spans that start before their recorded parent or end after it. */
+/**
+ * The SDK anchors each span's clock to `Date.now()` when it starts, so two
+ * spans' times may disagree by up to about a millisecond; a child counts as
+ * outside its parent only beyond that.
+ */
+const CLOCK_SLACK_NS = 2_000_000n;
+
+/** The spans that start before their recorded parent or end after it (beyond the clock slack). */
 function outsideTheirParent(
   spans: readonly ReadableSpan[],
   parentOf: (span: ReadableSpan) => ReadableSpan | undefined,
@@ -14,8 +21,11 @@ function outsideTheirParent(
   return spans.flatMap((span) => {
     const parent = parentOf(span);
     if (!parent) return [];
-    const inside = ns(span.startTime) >= ns(parent.startTime) && ns(span.endTime) <= ns(parent.endTime);
-    return inside ? [] : [`${span.name} outside ${parent.name}`];
+    const early = ns(parent.startTime) - ns(span.startTime);
+    const late = ns(span.endTime) - ns(parent.endTime);
+    return early > CLOCK_SLACK_NS || late > CLOCK_SLACK_NS
+      ? [`${span.name} outside ${parent.name} (starts ${early} ns before, ends ${late} ns after)`]
+      : [];
   });
 }
 
