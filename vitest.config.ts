@@ -29,6 +29,8 @@ export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     testTimeout: 30_000,
+    // A polled condition (a browser showing a reply) may take a while on a loaded 2-core machine: wait up to 10 s.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 30_000,
     pool: 'forks',
   },
