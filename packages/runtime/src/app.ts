@@ -13,6 +13,7 @@ import {
 import type { Hono } from 'hono';
 import { type Agent, agentMeta } from './agents/agent.js';
 import type { TurnEvent } from './engine/events.js';
+import { TraceNaming } from './engine/trace-labels.js';
 import {
   type ApprovalResolution,
   type CancelRequest,
@@ -56,6 +57,12 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   name: string;
   /** The agents the app hosts. */
   agents: readonly Agent[];
+  /**
+   * Tags every turn's trace carries (Langfuse's trace tags), besides
+   * `app:<name>`, `orchestrator:<name>`, `agent:<name>` for each agent the
+   * turn called, and a request's `metadata.tags`.
+   */
+  traceTags?: readonly string[];
   /** Where conversations live (default: in memory). */
   sessionStore?: SessionStore;
   /** Where `getMemory()` values live (default: in memory). */
@@ -277,6 +284,7 @@ export class App {
           app: this.name,
           orchestrator: instance.name,
         }),
+        naming: new TraceNaming(this.name, instance.name, this.#options.traceTags),
       },
       this.#options,
     );

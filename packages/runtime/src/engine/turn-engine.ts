@@ -28,7 +28,6 @@ import { bindMemory, memoryNamespace, userSessionsNamespace } from '../stores/me
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionLease, SessionStore } from '../stores/session-store.js';
 import { sessionStoreId, tenantSessions } from '../stores/tenant-sessions.js';
-import { endTurnSpan } from '../tracing/spans.js';
 import {
   type ApprovalRecord,
   isFinished,
@@ -44,6 +43,7 @@ import { MemoryRenewal } from './memory-renewal.js';
 import { Profiles } from './profiles.js';
 import { runSteps, type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
+import { TraceNaming } from './trace-labels.js';
 import { TurnControl } from './turn-control.js';
 import { type LoopParts, TurnLoop } from './turn-loop.js';
 import { TurnState } from './turn-state.js';
@@ -76,6 +76,8 @@ interface EngineParts {
   logger?: Logger;
   /** Where turn, agent-call and lease metrics are recorded. */
   metrics?: EngineMetrics;
+  /** Names and tags each turn's trace. */
+  naming: TraceNaming;
 }
 
 /** Who a request is for: the parts of a request every entry point has. */
@@ -194,6 +196,7 @@ export class TurnEngine {
       options: this.#options,
       logger: parts.logger,
       metrics: parts.metrics,
+      naming: parts.naming,
     });
     const { signal } = parts;
     const onShutdown = () => this.#renewer.abortAgents(signal.reason);
@@ -414,6 +417,7 @@ export class TurnEngine {
     const { sessionId, userId, tenantId } = request;
     const sessions = this.sessionsOf(tenantId);
     const limits = this.#limitsFor(request);
+    const trace = TraceNaming.fromMetadata(request.metadata);
     // The input guardrails run before anything else sees the message: what they let through is all that is
     // stored, traced, streamed and routed.
     let content = request.message;
@@ -451,6 +455,8 @@ export class TurnEngine {
         sessions,
         keyName: request.keyName,
         idleTtlMs: this.#storeIdleMs(tenantId),
+        entryPoint: request.entryPoint,
+        trace,
       },
     );
     turn.limits = limits;
@@ -474,7 +480,7 @@ export class TurnEngine {
       try {
         opened = yield* settled(opening);
       } catch (error) {
-        endPart(turn, error);
+        this.#loop.endPart(turn, { error: error instanceof Error ? error : new Error(String(error)) });
         throw this.#unknownOutcome(error, turn.turnId);
       }
       if (opened.kind === 'opened') {
@@ -514,7 +520,7 @@ export class TurnEngine {
         yield* this.#settle(opened.turn, lease, requestContext, control, policy);
       } catch (error) {
         // This message's own turn never started (a pending approval, a store failure while settling).
-        endPart(turn, error);
+        this.#loop.endPart(turn, { error: error instanceof Error ? error : new Error(String(error)) });
         throw error;
       }
     }
@@ -813,11 +819,6 @@ function endingWithExpiry(
 ): ((event: TurnEvent) => void) | undefined {
   if (!emit) return undefined;
   return (event) => emit(event.type === 'turn-end' ? { ...event, endOfDialog: false } : event);
-}
-
-/** Ends the span of a turn part that stops before the loop ran (the loop ends its own). */
-function endPart(turn: TurnState, error: unknown): void {
-  if (turn.span) endTurnSpan(turn.span, { error: error instanceof Error ? error : new Error(String(error)) });
 }
 
 function interruption(turnId: string, reason: string): TurnInterruptedError {

@@ -34,6 +34,7 @@ import {
   endTurnSpan,
   startDecisionSpan,
   startTurnSpan,
+  type TurnSpanOutcome,
   traceIdOf,
 } from '../tracing/spans.js';
 import {
@@ -55,6 +56,7 @@ import { errorCode, toRouteStep } from './route-step.js';
 import { type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
 import { withSpan } from './trace-context.js';
+import type { TraceNaming } from './trace-labels.js';
 import { addUsage, type TurnState, usageOf } from './turn-state.js';
 import type { TurnOptions, TurnResult } from './turn-types.js';
 
@@ -93,6 +95,8 @@ export interface LoopParts {
   logger?: Logger;
   /** Where turn and agent-call metrics are recorded. */
   metrics?: EngineMetrics;
+  /** Names and tags each turn's trace. */
+  naming: TraceNaming;
 }
 
 /**
@@ -143,8 +147,12 @@ export class TurnLoop {
   ): void {
     const { orchestrator } = this.#parts;
     const { requestContext } = turn.runtime;
+    const { naming } = this.#parts;
     const span = startTurnSpan({
       orchestrator: orchestrator.name,
+      traceName: resumed
+        ? naming.nameFor(resumed)
+        : (turn.runtime.trace?.name ?? naming.nameFor(turn.runtime.entryPoint ?? 'app.chat()')),
       sessionId: turn.sessionId,
       turnId: turn.turnId,
       userId: requestContext.userId,
@@ -164,6 +172,14 @@ export class TurnLoop {
       if (turn.traces) turn.traces.push(part);
       else turn.traces = [part];
     }
+  }
+
+  /** Ends the span of the part of the turn this process ran, tagged with the agents the turn called. */
+  endPart(turn: TurnState, outcome: TurnSpanOutcome): void {
+    const { span } = turn;
+    if (!span) return;
+    if (span.isRecording()) outcome.tags = this.#parts.naming.tagsFor(turn.steps, turn.runtime.trace?.tags);
+    endTurnSpan(span, outcome);
   }
 
   /** Ends a turn a guardrail blocked (its message, or its answer): state `blocked`, the guardrail's reply. */
@@ -221,7 +237,7 @@ export class TurnLoop {
       clearTimeout(deadline);
     } catch (error) {
       clearTimeout(deadline);
-      if (turn.span) endTurnSpan(turn.span, { error: asError(error) });
+      this.endPart(turn, { error: asError(error) });
       if (StoreUnavailableError.isInstance(error) && turn.wrote) {
         // The write may have been stored even though its reply was lost.
         throw new StoreUnavailableError({
@@ -246,7 +262,7 @@ export class TurnLoop {
       try {
         yield* settled(this.write(turn, []));
       } finally {
-        if (turn.span) endTurnSpan(turn.span, { output: pendingSummary(turn), status: turn.status });
+        this.endPart(turn, { output: pendingSummary(turn), status: turn.status });
       }
       const pending = pendingApprovals(turn);
       if (emit) {
@@ -321,8 +337,7 @@ export class TurnLoop {
     try {
       yield* settled(this.write(turn, [answer], true));
     } finally {
-      if (turn.span)
-        endTurnSpan(turn.span, { output: outcome.reply, error: outcome.error, status: turn.status });
+      this.endPart(turn, { output: outcome.reply, error: outcome.error, status: turn.status });
     }
     if (emit) {
       if (turn.error) {

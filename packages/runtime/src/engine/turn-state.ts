@@ -22,6 +22,7 @@ import type {
 } from '../turns/turn-record.js';
 import type { TurnEvent } from './events.js';
 import { isoNow } from './timestamp.js';
+import type { RequestTraceLabels } from './trace-labels.js';
 import type { TurnControl } from './turn-control.js';
 
 /**
@@ -78,6 +79,10 @@ export interface TurnRuntime {
   keyName?: string;
   /** The session's idle time when its tenant has one of its own (ms). */
   idleTtlMs?: number;
+  /** Where the request came in, for the trace's name. */
+  entryPoint?: string;
+  /** The trace name and tags the request asked for. */
+  trace?: RequestTraceLabels;
   lease: SessionLease;
   control: TurnControl;
   requestContext: RequestContext;

@@ -131,7 +131,14 @@ export interface TurnRequest {
   requestId?: string;
   /** How deep this request is in a chain of servers calling each other (`x-switchboard-depth`). */
   depth?: number;
+  /**
+   * The request's metadata, stored on the user message. `metadata.traceName`
+   * and `metadata.tags` name and tag the turn's trace; `metadata.profile`
+   * picks a strategy profile.
+   */
   metadata?: Record<string, unknown>;
+  /** Where the request came in (`/v1/chat`, `/v1/chat/completions`…): the turn's trace is named after it. */
+  entryPoint?: string;
   /** Receives every event of the turn as it happens. */
   onEvent?: (event: TurnEvent) => void;
   /**

@@ -34,6 +34,8 @@ export interface OpenAiRouteOptions {
  *   not replayed); the session comes from the `x-session-id` header, else
  *   `metadata.session_id`, else a new one, and is returned in the
  *   `x-session-id` response header; `user` is the turn's user id;
+ *   `metadata.trace_name` and `metadata.tags` (comma-separated) name and
+ *   tag the turn's trace;
  *   `Idempotency-Key` works as on `POST /v1/chat`. The turn rides along in
  *   the `switchboard` extension field (`FINISH_REASON_BY_STATUS` says how
  *   each turn state maps; `streamCompletion` what a stream sends).
@@ -95,7 +97,9 @@ export function mountOpenAiRoutes(
     const message = turnMessage(body.messages, maxMessageLength);
     const caller = callerOf(c, body.user || undefined);
     const sessionHeader = c.req.header('x-session-id');
-    const { session_id: sessionField, ...metadata } = body.metadata ?? {};
+    const { session_id: sessionField, trace_name: traceName, ...metadata } = body.metadata ?? {};
+    // OpenAI metadata is snake_case: `trace_name` names the turn's trace (`metadata.traceName` of /v1/chat).
+    if (traceName !== undefined) (metadata as Record<string, unknown>).traceName = traceName;
     const keyHeader = c.req.header('idempotency-key');
     const idempotencyKey =
       keyHeader === undefined
@@ -109,7 +113,7 @@ export function mountOpenAiRoutes(
           : idempotencyKey
             ? backend.sessionIdForKey(idempotencyKey, caller.tenantId)
             : createSecretId('ses');
-    const request: TurnRequest = { sessionId, message, ...caller };
+    const request: TurnRequest = { sessionId, message, entryPoint: '/v1/chat/completions', ...caller };
     if (Object.keys(metadata).length > 0) request.metadata = metadata;
     if (idempotencyKey) request.idempotencyKey = idempotencyKey;
     c.header('x-session-id', sessionId);

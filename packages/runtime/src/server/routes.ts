@@ -194,6 +194,7 @@ export function createRoutes(
         (idempotencyKey ? backend.sessionIdForKey(idempotencyKey, caller.tenantId) : createSecretId('ses')),
       message: body.message,
       metadata: body.metadata,
+      entryPoint: '/v1/chat',
       ...caller,
     };
     if (idempotencyKey) request.idempotencyKey = idempotencyKey;

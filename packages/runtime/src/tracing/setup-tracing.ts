@@ -37,6 +37,19 @@ export interface SetupTracingOptions {
   spanProcessors?: SpanProcessor[];
   /** `service.name` of the exported resource (default `OTEL_SERVICE_NAME`, then `switchboard`). */
   serviceName?: string;
+  /**
+   * The version of your app that made the traces (default `LANGFUSE_RELEASE`):
+   * Langfuse's release (`langfuse.release`) and the resource's `service.version`.
+   */
+  release?: string;
+  /**
+   * Where the traces come from, e.g. `production` or `staging` (default
+   * `LANGFUSE_TRACING_ENVIRONMENT`): Langfuse's environment
+   * (`langfuse.environment`) and the resource's `deployment.environment.name`.
+   * Lowercase letters, digits, `-` and `_`, at most 40 characters, not
+   * starting with `langfuse`, as Langfuse requires.
+   */
+  environment?: string;
   /** Where the variables are read (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Receives a warning when tracing is configured but cannot be enabled (default `console.warn`). */
@@ -126,6 +139,32 @@ function otlpProcessor(
   return new BatchSpanProcessor(new Exporter(config));
 }
 
+/** Langfuse's rule for environment names. */
+const ENVIRONMENT_NAME = /^(?!langfuse)[a-z0-9_-]{1,40}$/;
+
+/**
+ * The resource attributes that say which release and environment made the
+ * spans: Langfuse reads `langfuse.release` and `langfuse.environment` from
+ * the resource as well as from spans, so every exporter carries them at no
+ * cost per span.
+ */
+function deploymentAttributes(release: string | undefined, environment: string | undefined) {
+  const attributes: Record<string, string> = {};
+  if (release !== undefined) {
+    attributes['langfuse.release'] = release;
+    attributes['service.version'] = release;
+  }
+  if (environment !== undefined) {
+    if (!ENVIRONMENT_NAME.test(environment))
+      throw new ConfigurationError({
+        message: `Tracing environment '${environment}' is not valid: use lowercase letters, digits, '-' and '_' (at most 40), not starting with 'langfuse'`,
+      });
+    attributes['langfuse.environment'] = environment;
+    attributes['deployment.environment.name'] = environment;
+  }
+  return attributes;
+}
+
 const disabled = (): TracingHandle => ({
   enabled: false,
   destinations: [],
@@ -162,7 +201,13 @@ export function setupTracing(options: SetupTracingOptions = {}): TracingHandle {
   } = options;
   const processors: SpanProcessor[] = [];
   const destinations: string[] = [];
-  const langfuse = options.langfuse === false ? undefined : langfuseProcessor(options.langfuse ?? {}, env);
+  const release = options.release ?? (env.LANGFUSE_RELEASE || undefined);
+  const environment = options.environment ?? (env.LANGFUSE_TRACING_ENVIRONMENT || undefined);
+  const deployment = deploymentAttributes(release, environment);
+  const langfuse =
+    options.langfuse === false
+      ? undefined
+      : langfuseProcessor({ release, environment, ...options.langfuse }, env);
   if (langfuse) {
     processors.push(langfuse);
     destinations.push('langfuse');
@@ -187,7 +232,7 @@ export function setupTracing(options: SetupTracingOptions = {}): TracingHandle {
   }
   const serviceName = options.serviceName ?? env.OTEL_SERVICE_NAME ?? 'switchboard';
   const provider = new NodeTracerProvider({
-    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName })),
+    resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName, ...deployment })),
     spanProcessors: processors,
   });
   const unregister = registerGlobally(provider);

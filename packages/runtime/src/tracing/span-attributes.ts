@@ -14,6 +14,7 @@ export const SpanAttribute = {
   observationLevel: 'langfuse.observation.level',
   observationStatusMessage: 'langfuse.observation.status_message',
   traceName: 'langfuse.trace.name',
+  traceTags: 'langfuse.trace.tags',
   traceInput: 'langfuse.trace.input',
   traceOutput: 'langfuse.trace.output',
   sessionId: 'session.id',

@@ -36,6 +36,8 @@ let cachedTracer: { delegate: TracerProvider; tracer: Tracer } | undefined;
 /** What the engine knows when a turn starts. */
 export interface TurnSpanInfo {
   orchestrator: string;
+  /** The trace's name in Langfuse (default: the orchestrator's name). */
+  traceName?: string;
   sessionId: string;
   turnId: string;
   userId?: string;
@@ -53,9 +55,16 @@ export interface TurnSpanInfo {
 }
 
 /**
- * Starts the root span of a turn: one Langfuse trace per turn, named after the
- * orchestrator, with the user message as trace and observation input. When a
- * span is active (e.g. an HTTP server span), the turn links to it.
+ * Starts the root span of a turn: one Langfuse trace per turn, named
+ * `traceName` (the engine passes the app and the entry point), with the user
+ * message as trace and observation input. The span itself is named after the
+ * orchestrator. When a span is active (e.g. an HTTP server span), the turn
+ * links to it.
+ *
+ * The span is an `agent` observation with `gen_ai.operation.name`
+ * `invoke_agent`, which Langfuse also maps to an agent; Langfuse reads no
+ * model usage from `invoke_agent` spans, so usage is never put on it: it
+ * lives on the generations of the model calls, which Langfuse sums per trace.
  */
 export function startTurnSpan(info: TurnSpanInfo): Span {
   const active = context.active();
@@ -78,7 +87,7 @@ export function startTurnSpan(info: TurnSpanInfo): Span {
     const input = plainJson(info.input);
     setSessionAttributes(span, info.sessionId, info.userId, { conversation: true });
     span.setAttribute(SpanAttribute.observationType, 'agent');
-    span.setAttribute(SpanAttribute.traceName, info.orchestrator);
+    span.setAttribute(SpanAttribute.traceName, info.traceName ?? info.orchestrator);
     span.setAttribute(SpanAttribute.genAiOperation, 'invoke_agent');
     span.setAttribute(SpanAttribute.genAiAgentName, info.orchestrator);
     span.setAttribute(SpanAttribute.orchestrator, info.orchestrator);
@@ -106,6 +115,8 @@ export interface TurnSpanOutcome {
   error?: Error;
   /** The turn status, e.g. `completed` or `failed`. */
   status?: string;
+  /** The trace's tags (`langfuse.trace.tags`): app, orchestrator, agents called, the request's own. */
+  tags?: readonly string[];
 }
 
 /** Ends a turn span with its reply or error. */
@@ -117,6 +128,7 @@ export function endTurnSpan(span: Span, outcome: TurnSpanOutcome): void {
       span.setAttribute(SpanAttribute.traceOutput, output);
     }
     if (outcome.status !== undefined) span.setAttribute(SpanAttribute.turnStatus, outcome.status);
+    if (outcome.tags) span.setAttribute(SpanAttribute.traceTags, outcome.tags as string[]);
     if (outcome.error) recordError(span, outcome.error);
   }
   span.end();

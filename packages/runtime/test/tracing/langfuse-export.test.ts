@@ -114,7 +114,7 @@ describe('export to Langfuse', () => {
     }
   });
 
-  it('sends one trace per turn, rooted at a span named after the orchestrator, with the ids from the chat responses', () => {
+  it('sends one trace per turn, rooted at a span named after the orchestrator (the trace after the app and entry point), with the ids from the chat responses', () => {
     expect(responses.map((response) => response.status)).toEqual(['completed', 'completed', 'completed']);
     const traceIds = [...new Set(spans.map((span) => span.traceId))];
     expect(traceIds.sort()).toEqual(responses.map((response) => response.traceId).sort());
@@ -122,7 +122,7 @@ describe('export to Langfuse', () => {
       const roots = spans.filter((span) => span.traceId === traceId && span.parentSpanId === undefined);
       expect(roots.map((root) => root.name)).toEqual(['support']);
       expect(roots[0]?.attributes).toMatchObject({
-        'langfuse.trace.name': 'support',
+        'langfuse.trace.name': 'support /v1/chat',
         'langfuse.observation.type': 'agent',
         'langfuse.trace.output': JSON.stringify(reply),
         'session.id': sessionId,
