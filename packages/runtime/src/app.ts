@@ -27,8 +27,8 @@ import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from '.
 import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
 import {
   type MetricsOptions,
-  type PrometheusMetrics,
-  prometheusMetrics,
+  type AppMetrics,
+  appMetrics,
 } from './metrics/prometheus-metrics.js';
 import { isPromiseLike } from './promise-like.js';
 import type { RateLimitOptions } from './server/access.js';
@@ -118,8 +118,10 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * Serves the app's metrics (turns by status, turn and agent-call latency,
    * decisions per turn, agent errors by code, held leases) in the Prometheus
    * text format at `GET /metrics` (or `metrics.path`), behind `auth` when it
-   * is on. Needs `@opentelemetry/sdk-metrics` and
-   * `@opentelemetry/exporter-prometheus` (optional peer dependencies). Off by
+   * is on, and pushes them over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT`
+   * (or `metrics.otlp`) says where. Needs `@opentelemetry/sdk-metrics`,
+   * `@opentelemetry/exporter-prometheus` and, for OTLP,
+   * `@opentelemetry/exporter-metrics-otlp-http` (optional peer dependencies). Off by
    * default: the metrics then go to the global OpenTelemetry meter provider,
    * if one was registered before the app was mounted. See {@link MetricsOptions}.
    */
@@ -208,7 +210,7 @@ export class App {
   readonly #inFlight = new Set<PromiseLike<unknown>>();
   readonly #shutdown = new AbortController();
   readonly #rateLimiter: RateLimiter;
-  readonly #metrics: PrometheusMetrics | undefined;
+  readonly #metrics: AppMetrics | undefined;
   #engine?: TurnEngine;
   #routes?: Hono;
   #orchestrator?: Orchestrator;
@@ -238,7 +240,7 @@ export class App {
     if (options.cors) checkCorsOptions(options.cors);
     this.logger = resolveLogger(options.logger, options.logLevel);
     const { metrics } = options;
-    this.#metrics = metrics ? prometheusMetrics(metrics === true ? {} : metrics) : undefined;
+    this.#metrics = metrics ? appMetrics(metrics === true ? {} : metrics) : undefined;
   }
 
   /** The metadata of every hosted agent, as given to an orchestrator class. */

@@ -77,7 +77,7 @@ export type {
 export * from './guardrails/index.js';
 export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
 export { METER_NAME } from './metrics/engine-metrics.js';
-export type { MetricsOptions } from './metrics/prometheus-metrics.js';
+export type { MetricsOptions, OtlpMetricsOptions } from './metrics/prometheus-metrics.js';
 export type { RateLimitOptions } from './server/access.js';
 export {
   type ApiKeyOwner,

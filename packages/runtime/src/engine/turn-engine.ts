@@ -480,7 +480,7 @@ export class TurnEngine {
       try {
         opened = yield* settled(opening);
       } catch (error) {
-        this.#loop.endPart(turn, { error: error instanceof Error ? error : new Error(String(error)) });
+        this.#loop.abandon(turn, error);
         throw this.#unknownOutcome(error, turn.turnId);
       }
       if (opened.kind === 'opened') {

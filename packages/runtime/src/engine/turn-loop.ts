@@ -182,6 +182,16 @@ export class TurnLoop {
     endTurnSpan(span, outcome);
   }
 
+  /**
+   * Ends the span of a turn that stopped with an error thrown rather than an
+   * ending (its store went down, its lease was lost), and counts the turn
+   * with status `error`.
+   */
+  abandon(turn: TurnState, error: unknown): void {
+    this.#parts.metrics?.turnEnded('error', turn.startedAt, turn.hop);
+    this.endPart(turn, { error: asError(error) });
+  }
+
   /** Ends a turn a guardrail blocked (its message, or its answer): state `blocked`, the guardrail's reply. */
   *block(turn: TurnState, stage: GuardStage, block: NonNullable<GuardOutcome['block']>): Steps<TurnResult> {
     const { guard, reason } = block.error;
@@ -237,7 +247,7 @@ export class TurnLoop {
       clearTimeout(deadline);
     } catch (error) {
       clearTimeout(deadline);
-      this.endPart(turn, { error: asError(error) });
+      this.abandon(turn, error);
       if (StoreUnavailableError.isInstance(error) && turn.wrote) {
         // The write may have been stored even though its reply was lost.
         throw new StoreUnavailableError({

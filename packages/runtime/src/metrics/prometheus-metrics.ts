@@ -6,85 +6,173 @@ import { METER_NAME } from './engine-metrics.js';
 
 type PrometheusPackage = typeof import('@opentelemetry/exporter-prometheus');
 type SdkMetricsPackage = typeof import('@opentelemetry/sdk-metrics');
+type OtlpMetricsPackage = typeof import('@opentelemetry/exporter-metrics-otlp-http');
 
 /**
- * Serves the app's metrics in the Prometheus text format on its own HTTP
- * server (no second port), through `@opentelemetry/sdk-metrics` and
- * `@opentelemetry/exporter-prometheus` (optional peer dependencies:
- * `npm install @opentelemetry/sdk-metrics@2 @opentelemetry/exporter-prometheus`).
+ * Where an app's metrics go: served in the Prometheus text format on the
+ * app's own HTTP server (no second port), and pushed over OTLP/HTTP (JSON)
+ * when an OTLP endpoint is configured. Through `@opentelemetry/sdk-metrics`,
+ * `@opentelemetry/exporter-prometheus` and, for OTLP,
+ * `@opentelemetry/exporter-metrics-otlp-http` (optional peer dependencies:
+ * `npm install @opentelemetry/sdk-metrics@2 @opentelemetry/exporter-prometheus @opentelemetry/exporter-metrics-otlp-http`).
  *
- * With `auth`, the route needs a key like any other (it is not one of
- * `DEFAULT_PUBLIC_ROUTES`); give the scraper a key of its own.
+ * With `auth`, the Prometheus route needs a key like any other (it is not one
+ * of `DEFAULT_PUBLIC_ROUTES`); give the scraper a key of its own.
  *
  * @example
  * ```ts
- * new App({ name: 'desk', agents, metrics: true }); // GET /metrics
+ * new App({ name: 'desk', agents, metrics: true }); // GET /metrics, and OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set
  * new App({ name: 'desk', agents, metrics: { path: '/internal/metrics' } });
+ * new App({ name: 'desk', agents, metrics: { prometheus: false, otlp: { url: 'http://collector:4318/v1/metrics' } } });
  * ```
  */
 export interface MetricsOptions {
-  /** Where the metrics are served (default `/metrics`). */
+  /** Where the Prometheus text is served (default `/metrics`). */
   path?: string;
+  /** Serve the Prometheus route (default true). */
+  prometheus?: boolean;
+  /**
+   * Push the metrics over OTLP/HTTP. Default: on when
+   * `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT` is
+   * set (`/v1/metrics` is appended to the latter), as OpenTelemetry's SDKs do.
+   */
+  otlp?: boolean | OtlpMetricsOptions;
+  /** Where the variables are read (default `process.env`). */
+  env?: Record<string, string | undefined>;
 }
 
-/** An app's own meter provider, read on request by its metrics route. */
-export interface PrometheusMetrics {
-  readonly path: string;
+/** Options of the OTLP metrics push. */
+export interface OtlpMetricsOptions {
+  /** The full metrics URL (default from the environment, see {@link MetricsOptions.otlp}). */
+  url?: string;
+  /** Extra request headers (the exporter also reads `OTEL_EXPORTER_OTLP_HEADERS`). */
+  headers?: Record<string, string>;
+  /** How often metrics are pushed, in milliseconds (default `OTEL_METRIC_EXPORT_INTERVAL`, else 60 000). */
+  intervalMs?: number;
+}
+
+/** An app's own meter provider: read on request by its metrics route, and pushed over OTLP when configured. */
+export interface AppMetrics {
+  /** Where the Prometheus route is served, when it is. */
+  readonly path: string | undefined;
+  /** Where the metrics go: `prometheus`, `otlp`. */
+  readonly destinations: readonly string[];
   /** The meter the app records with. */
   readonly meter: Meter;
-  /** The metrics as Prometheus text. */
+  /** The metrics as Prometheus text (empty when the route is off). */
   scrape(): Promise<string>;
-  /** Shuts the meter provider down. */
+  /** Pushes the metrics now (OTLP). */
+  forceFlush(): Promise<void>;
+  /** Pushes the last metrics and shuts the meter provider down. */
   shutdown(): Promise<void>;
 }
 
 /** The Prometheus text format's content type. */
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
+function otlpMetricsUrl(
+  option: boolean | OtlpMetricsOptions | undefined,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  if (option === false) return undefined;
+  const url =
+    (typeof option === 'object' ? option.url : undefined) ??
+    (env.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT || undefined) ??
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/metrics`
+      : undefined);
+  if (url === undefined && option !== undefined)
+    throw new ConfigurationError({
+      message:
+        'metrics.otlp needs a URL: pass otlp.url or set OTEL_EXPORTER_OTLP_METRICS_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT',
+    });
+  return url;
+}
+
+function required<T>(load: (specifier: string) => unknown, specifier: string, install: string): T {
+  try {
+    return load(specifier) as T;
+  } catch (error) {
+    throw new ConfigurationError({
+      message: `metrics needs the ${specifier} package: install it (npm install ${install}) or turn that part of metrics off`,
+      cause: error,
+    });
+  }
+}
+
 /**
- * Makes an app's meter provider with a Prometheus reader that serializes on
- * request. `load` finds a package (Node's own `require` by default).
+ * Makes an app's meter provider: a Prometheus reader that serializes on
+ * request, and a periodic OTLP push when configured. `load` finds a package
+ * (Node's own `require` by default).
  *
- * @throws ConfigurationError when a package is missing or the path is not absolute.
+ * @throws ConfigurationError when a package is missing, the path is not absolute, or OTLP is asked for without a URL.
  */
-export function prometheusMetrics(
-  { path = '/metrics' }: MetricsOptions = {},
+export function appMetrics(
+  { path = '/metrics', prometheus: servePrometheus = true, otlp, env = process.env }: MetricsOptions = {},
   load: (specifier: string) => unknown = createRequire(import.meta.url),
-): PrometheusMetrics {
-  if (!path.startsWith('/') || path.startsWith('/v1/') || path === '/v1') {
+): AppMetrics {
+  if (servePrometheus && (!path.startsWith('/') || path.startsWith('/v1/') || path === '/v1')) {
     throw new ConfigurationError({
       message: `metrics.path must start with '/' and be outside /v1, not '${path}'`,
     });
   }
-  let sdk: SdkMetricsPackage;
-  let prometheus: PrometheusPackage;
-  try {
-    sdk = load('@opentelemetry/sdk-metrics') as SdkMetricsPackage;
-    prometheus = load('@opentelemetry/exporter-prometheus') as PrometheusPackage;
-  } catch (error) {
-    throw new ConfigurationError({
-      message:
-        'metrics needs the @opentelemetry/sdk-metrics and @opentelemetry/exporter-prometheus packages: install them (npm install @opentelemetry/sdk-metrics@2 @opentelemetry/exporter-prometheus) or turn metrics off',
-      cause: error,
-    });
+  const otlpUrl = otlpMetricsUrl(otlp, env);
+  const sdk = required<SdkMetricsPackage>(load, '@opentelemetry/sdk-metrics', '@opentelemetry/sdk-metrics@2');
+  const readers: import('@opentelemetry/sdk-metrics').IMetricReader[] = [];
+  const destinations: string[] = [];
+  let scrape = async () => '';
+  if (servePrometheus) {
+    const prometheus = required<PrometheusPackage>(
+      load,
+      '@opentelemetry/exporter-prometheus',
+      '@opentelemetry/exporter-prometheus',
+    );
+    // preventServerStart: the app's own route serves the text, so no second port is opened.
+    const reader = new prometheus.PrometheusExporter({ preventServerStart: true });
+    const serializer = new prometheus.PrometheusSerializer();
+    readers.push(reader);
+    destinations.push('prometheus');
+    scrape = async () => serializer.serialize((await reader.collect()).resourceMetrics);
   }
-  // preventServerStart: the app's own route serves the text, so no second port is opened.
-  const reader = new prometheus.PrometheusExporter({ preventServerStart: true });
-  const provider = new sdk.MeterProvider({ readers: [reader] });
-  const serializer = new prometheus.PrometheusSerializer();
+  if (otlpUrl !== undefined) {
+    const { OTLPMetricExporter } = required<OtlpMetricsPackage>(
+      load,
+      '@opentelemetry/exporter-metrics-otlp-http',
+      '@opentelemetry/exporter-metrics-otlp-http',
+    );
+    const options = typeof otlp === 'object' ? otlp : {};
+    const exporter = new OTLPMetricExporter(
+      options.headers ? { url: otlpUrl, headers: options.headers } : { url: otlpUrl },
+    );
+    const interval = options.intervalMs ?? (Number(env.OTEL_METRIC_EXPORT_INTERVAL) || 60_000);
+    readers.push(
+      new sdk.PeriodicExportingMetricReader({
+        exporter,
+        exportIntervalMillis: interval,
+        exportTimeoutMillis: Math.min(30_000, interval),
+      }),
+    );
+    destinations.push('otlp');
+  }
+  const provider = new sdk.MeterProvider({ readers });
+  let stopping: Promise<void> | undefined;
   return {
-    path,
+    path: servePrometheus ? path : undefined,
+    destinations,
     meter: provider.getMeter(METER_NAME),
-    async scrape() {
-      const { resourceMetrics } = await reader.collect();
-      return serializer.serialize(resourceMetrics);
+    scrape,
+    forceFlush: () => provider.forceFlush(),
+    shutdown: () => {
+      stopping ??= provider.shutdown();
+      return stopping;
     },
-    shutdown: () => provider.shutdown(),
   };
 }
 
 /** Adds the metrics route (`GET`) to the app's routes; returns it with its methods, for the 405 answers. */
-export function mountMetrics(app: Hono, metrics: PrometheusMetrics): Record<string, readonly string[]> {
-  app.get(metrics.path, async (c) => c.body(await metrics.scrape(), 200, { 'content-type': CONTENT_TYPE }));
-  return { [metrics.path]: ['GET'] };
+export function mountMetrics(app: Hono, metrics: AppMetrics): Record<string, readonly string[]> {
+  const { path } = metrics;
+  if (path === undefined) return {};
+  app.get(path, async (c) => c.body(await metrics.scrape(), 200, { 'content-type': CONTENT_TYPE }));
+  return { [path]: ['GET'] };
 }

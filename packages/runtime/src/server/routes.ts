@@ -10,7 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-engine.js';
 import type { Logger } from '../logging/logger.js';
-import { mountMetrics, type PrometheusMetrics } from '../metrics/prometheus-metrics.js';
+import { type AppMetrics, mountMetrics } from '../metrics/prometheus-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { SessionStore } from '../stores/session-store.js';
@@ -69,7 +69,7 @@ export interface ServerBackend {
   /** Cross-origin access for browsers (off without it). */
   cors?: CorsOptions;
   /** The app's metrics, served in the Prometheus text format (off without it). */
-  metrics?: PrometheusMetrics;
+  metrics?: AppMetrics;
 }
 
 /** HTTP limits. */
