@@ -76,7 +76,7 @@ export function buildServerApp(
   config: ServerConfig,
   { agents: agentOptions, storeName = 'in-memory', ...stores }: BuildOptions = {},
 ): ServerApp {
-  const agents = createDemoAgents(agentOptions);
+  const agents = createDemoAgents({ delayMs: config.DEMO_AGENT_DELAY_MS, ...agentOptions });
   if (config.OPENAI_API_KEY) agents.push(createAssistantAgent(config));
   const orchestrator = createOrchestrator(config, agents);
   const app = new App({
@@ -86,8 +86,10 @@ export function buildServerApp(
     agentTimeoutMs: config.AGENT_TIMEOUT_MS,
     sessionWaitMs: config.SESSION_WAIT_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
+    closeGraceMs: config.SHUTDOWN_GRACE_MS,
     exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
     docs: config.DOCS,
+    metrics: config.METRICS,
     // With Langfuse tracing on, the console links each turn to its trace.
     console: config.CONSOLE && {
       ...(config.LANGFUSE_PUBLIC_KEY ? { langfuseUrl: config.LANGFUSE_BASE_URL } : {}),

@@ -21,6 +21,7 @@ const EnvSchema = z.object({
   AGENT_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   SESSION_WAIT_MS: z.coerce.number().int().positive().default(10_000),
   LEASE_TTL_MS: z.coerce.number().int().positive().default(30_000),
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().max(600_000).default(10_000),
   LOG_LEVEL: z
     .enum(LOG_LEVELS, { error: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
     .default('info'),
@@ -62,8 +63,15 @@ const EnvSchema = z.object({
     .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'CONSOLE must be on or off' })
     .default('on')
     .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  // Prometheus text at GET /metrics (behind SWITCHBOARD_API_KEYS when set); OTLP push when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  METRICS: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'METRICS must be on or off' })
+    .default('off')
+    .transform((value) => value === 'on' || value === 'true' || value === '1'),
   LANGFUSE_PUBLIC_KEY: z.string().min(1).optional(),
   LANGFUSE_BASE_URL: z.string().url().default('https://cloud.langfuse.com'),
+  // Demo only: every offline agent waits this long before it answers, to watch a slow turn (e.g. a graceful stop).
+  DEMO_AGENT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
 });
 
 /** The server's configuration, read from environment variables. */

@@ -29,8 +29,19 @@ const { app, orchestrator, description, warnings } = buildServerApp(config, { tr
 for (const warning of warnings) logger.warn(warning);
 const server = await app.start(orchestrator, { port: config.PORT, host: config.HOST });
 process.off('uncaughtException', exitOnStartupFailure);
-const shutdown = (signal: string) => {
+/** After the grace for running turns, how long closing the stores and exporting the last spans may take. */
+const SHUTDOWN_DEADLINE_MS = config.SHUTDOWN_GRACE_MS + 5_000;
+let stopping = false;
+const shutdown = (signal: NodeJS.Signals) => {
+  // Ctrl-C under `pnpm start` arrives twice (from the terminal, and relayed by pnpm): one shutdown, not a kill.
+  if (stopping) return logger.debug(`${signal} received again: still finishing running turns`);
+  stopping = true;
   logger.info(`${signal} received: finishing running turns…`);
+  // close() gives running turns SHUTDOWN_GRACE_MS, then aborts them; this bounds the rest (stores, span export).
+  setTimeout(() => {
+    logger.error(`the server did not close within ${SHUTDOWN_DEADLINE_MS} ms: exiting`);
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS).unref();
   server.close().then(
     () => process.exit(0),
     (error: unknown) => {
@@ -39,8 +50,8 @@ const shutdown = (signal: string) => {
     },
   );
 };
-process.once('SIGINT', () => shutdown('SIGINT'));
-process.once('SIGTERM', () => shutdown('SIGTERM'));
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);
 
 // The one line with the whole configuration (no secrets: see startupConfig).
 logger.info(

@@ -33,7 +33,9 @@ export function startupConfig(config: ServerConfig, tracing: readonly string[]):
     agentTimeoutMs: config.AGENT_TIMEOUT_MS,
     sessionWaitMs: config.SESSION_WAIT_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
+    shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
     logLevel: config.LOG_LEVEL,
+    demoAgentDelayMs: config.DEMO_AGENT_DELAY_MS,
   };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Agent, agentMeta } from '@switchboard/runtime';
 import { createCalculatorAgent } from './calculator/calculator-agent.js';
 import { type ClockAgentOptions, createClockAgent } from './clock/clock-agent.js';
@@ -15,6 +16,22 @@ export { createHelpAgent } from './help/help-agent.js';
 export interface DemoAgentOptions {
   /** Passed to the clock agent (a fixed `now` in tests, a default time zone). */
   clock?: ClockAgentOptions;
+  /**
+   * How long every agent waits before it answers (`DEMO_AGENT_DELAY_MS`),
+   * to watch a slow turn: streaming, timeouts, a graceful stop. The wait
+   * ends early when the call is aborted.
+   */
+  delayMs?: number;
+}
+
+function delayed(agent: Agent, delayMs: number): Agent {
+  return {
+    ...agent,
+    async run(message, context) {
+      await sleep(delayMs, undefined, { signal: context.signal });
+      return agent.run(message, context);
+    },
+  };
 }
 
 /**
@@ -23,8 +40,8 @@ export interface DemoAgentOptions {
  * first, so "what is the time" (clock: "time", calculator: "what is") reaches
  * the clock and "what is 5 km in miles" the converter.
  */
-export function createDemoAgents({ clock }: DemoAgentOptions = {}): Agent[] {
+export function createDemoAgents({ clock, delayMs = 0 }: DemoAgentOptions = {}): Agent[] {
   const agents: Agent[] = [createClockAgent(clock), converterAgent, createCalculatorAgent()];
   agents.push(createHelpAgent(() => agents.map(agentMeta)));
-  return agents;
+  return delayMs > 0 ? agents.map((agent) => delayed(agent, delayMs)) : agents;
 }

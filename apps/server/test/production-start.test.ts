@@ -1,0 +1,191 @@
+// The README's start commands, run and stopped as a process manager (or a terminal's Ctrl-C) does.
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+/** Failure guards only: `pnpm start` builds the console and compiles TypeScript on a shared, loaded machine. */
+const START_TIMEOUT_MS = 90_000;
+const BUILD_TIMEOUT_MS = 300_000;
+
+interface StartedCommand {
+  child: ChildProcess;
+  /** The server's URL, once its start-up banner is complete. */
+  listening: Promise<string>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+}
+
+const started: StartedCommand[] = [];
+
+/** Runs `pnpm <script>` at the repository root in its own process group, as a terminal or a supervisor would. */
+function startCommand(script: string, env: Record<string, string> = {}): StartedCommand {
+  const child = spawn('pnpm', [script], {
+    cwd: root,
+    detached: true,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      // Every demo agent answers after this wait, so that the turn is still running when the signal arrives.
+      DEMO_AGENT_DELAY_MS: '1500',
+      REDIS_URL: '',
+      OPENAI_API_KEY: '',
+      LANGFUSE_PUBLIC_KEY: '',
+      LANGFUSE_SECRET_KEY: '',
+      OTEL_EXPORTER_OTLP_ENDPOINT: '',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const listening = new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
+      if (match && /"msg":"Try: /.test(output)) resolve(match[1] as string);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then(({ code }) => reject(new Error(`pnpm ${script} exited with ${code}:\n${output}`)));
+  });
+  listening.catch(() => {});
+  const command = { child, listening, exited, output: () => output };
+  started.push(command);
+  return command;
+}
+
+afterEach(async () => {
+  // Whatever a failed test left running: the whole group, so that no server outlives the test.
+  await Promise.all(
+    started.splice(0).map(async ({ child, exited }) => {
+      if (child.exitCode === null && child.signalCode === null && child.pid) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {}
+      }
+      await exited;
+    }),
+  );
+});
+
+interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Starts a streamed turn; resolves `running` once an agent started, `events` once the stream ended. */
+function streamTurn(url: string, message: string) {
+  let markRunning: () => void = () => {};
+  const running = new Promise<void>((resolve) => {
+    markRunning = resolve;
+  });
+  const events = (async () => {
+    const response = await fetch(`${url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ message }),
+    });
+    expect(response.status).toBe(200);
+    const received: SseEvent[] = [];
+    let buffer = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: (.+)$/m.exec(block)?.[1];
+        const data = /^data: (.+)$/m.exec(block)?.[1];
+        if (event && data) received.push({ event, data: JSON.parse(data) as Record<string, unknown> });
+        if (event === 'agent-start') markRunning();
+        end = buffer.indexOf('\n\n');
+      }
+    }
+    return received;
+  })();
+  events.catch(() => {});
+  return { running, events };
+}
+
+async function portIsClosed(url: string): Promise<boolean> {
+  try {
+    await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Starts `pnpm <script>`, begins a slow turn, sends `signal` (to pnpm's PID, or to its process group as a
+ * terminal's Ctrl-C does) while the turn runs, and checks what an operator would: the turn ended with its
+ * answer, the server stopped listening, pnpm exited 0 without an `ELIFECYCLE` error.
+ */
+async function stopDuringTurn(script: string, signal: NodeJS.Signals, target: 'pid' | 'group') {
+  const command = startCommand(script);
+  const url = await command.listening;
+  const turn = streamTurn(url, 'what is 2 + 3 * 4?');
+  await turn.running;
+  const pid = command.child.pid as number;
+  process.kill(target === 'group' ? -pid : pid, signal);
+
+  const events = await turn.events;
+  expect(events.map((event) => event.event)).toContain('agent-end');
+  expect(events.find((event) => event.event === 'message')?.data.content).toContain('14');
+  expect(events.at(-1)).toMatchObject({ event: 'turn-end', data: { status: 'completed' } });
+  expect(await command.exited).toEqual({ code: 0, signal: null });
+  expect(await portIsClosed(url)).toBe(true);
+  const output = command.output();
+  expect(output).toContain(`${signal} received: finishing running turns`);
+  expect(output).not.toContain('ELIFECYCLE');
+  expect(output).not.toContain('"level":50');
+}
+
+describe('pnpm start (TypeScript sources)', () => {
+  it(
+    'on SIGTERM to its PID, finishes the running turn and exits 0',
+    () => stopDuringTurn('start', 'SIGTERM', 'pid'),
+    START_TIMEOUT_MS * 2,
+  );
+
+  it(
+    'on Ctrl-C (SIGINT to the whole process group, so twice to the server), finishes the turn and exits 0',
+    () => stopDuringTurn('start', 'SIGINT', 'group'),
+    START_TIMEOUT_MS * 2,
+  );
+});
+
+describe('the switchboard-dist export condition', () => {
+  it('finds a built file behind every TypeScript export of the workspace packages', () => {
+    // A subpath added without its `switchboard-dist` entry would make plain node load a .ts file.
+    for (const name of ['core', 'orchestrators', 'runtime']) {
+      const manifest = JSON.parse(readFileSync(`${root}/packages/${name}/package.json`, 'utf8')) as {
+        exports: Record<string, Record<string, string>>;
+      };
+      for (const [subpath, targets] of Object.entries(manifest.exports)) {
+        const source = targets.default?.replace(/^\.\/src\/(.+)\.ts$/, './dist/$1.js');
+        expect(targets['switchboard-dist'], `${name} ${subpath}`).toBe(source);
+      }
+    }
+  });
+});
+
+describe('pnpm start:prod (built JavaScript, plain node)', () => {
+  beforeAll(async () => {
+    await promisify(execFile)('pnpm', ['build'], { cwd: root, timeout: BUILD_TIMEOUT_MS });
+  }, BUILD_TIMEOUT_MS);
+
+  it(
+    'on SIGTERM to its PID, finishes the running turn and exits 0',
+    () => stopDuringTurn('start:prod', 'SIGTERM', 'pid'),
+    START_TIMEOUT_MS * 2,
+  );
+});
