@@ -26,7 +26,7 @@ import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import { bindMemory, memoryNamespace, userSessionsNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
-import type { SessionLease, SessionStore } from '../stores/session-store.js';
+import type { LeaseOptions, SessionLease, SessionStore } from '../stores/session-store.js';
 import { sessionStoreId, tenantSessions } from '../stores/tenant-sessions.js';
 import {
   type ApprovalRecord,
@@ -369,10 +369,13 @@ export class TurnEngine {
     waitMs: number,
     control: TurnControl,
     body: (lease: SessionLease) => Steps<T>,
+    withOpenTurn = false,
   ): Steps<T> {
     const { signal } = this.#parts;
     const leaseTtlMs = this.#options.leaseTtlMs;
-    const lease = yield* settled(sessions.acquireLease(sessionId, { ttlMs: leaseTtlMs, waitMs, signal }));
+    const options: LeaseOptions = { ttlMs: leaseTtlMs, waitMs, signal };
+    if (withOpenTurn) options.withOpenTurn = true;
+    const lease = yield* settled(sessions.acquireLease(sessionId, options));
     this.#renewer.add(lease, control);
     let storeDown = false;
     try {
@@ -402,8 +405,14 @@ export class TurnEngine {
       yield* this.#stopRunning(sessions, sessionId, tenantId, undefined, 'superseded by a new message');
     }
     const waitMs = policy === 'reject' ? 0 : this.#options.sessionWaitMs;
-    return yield* this.#holding(sessions, sessionId, waitMs, control, (lease) =>
-      this.#chatLeased(request, context, control, lease, policy),
+    // The turn's opening is the first store call under the lease: the store may take the lease with it.
+    return yield* this.#holding(
+      sessions,
+      sessionId,
+      waitMs,
+      control,
+      (lease) => this.#chatLeased(request, context, control, lease, policy),
+      true,
     );
   }
 
@@ -457,6 +466,7 @@ export class TurnEngine {
         idleTtlMs: this.#storeIdleMs(tenantId),
         entryPoint: request.entryPoint,
         trace,
+        releaseWithLastWrite: true,
       },
     );
     turn.limits = limits;

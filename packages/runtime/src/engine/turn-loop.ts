@@ -28,7 +28,7 @@ import type { Logger } from '../logging/logger.js';
 import { failedTurn, logTurnFailure } from '../logging/turn-failure.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
-import type { SessionStore } from '../stores/session-store.js';
+import type { AppendOptions, SessionStore } from '../stores/session-store.js';
 import {
   endDecisionSpan,
   endTurnSpan,
@@ -118,8 +118,24 @@ export class TurnLoop {
    * `openTurn` stores) together with the turn's record as it now stands.
    * Nothing is written once the turn lost its lease; once it was stopped,
    * only its closing write (`closing`) is.
+   *
+   * A `deferred` write is sent at once but not waited for: the next write
+   * (or {@link TurnLoop.confirmWrites}, before any agent runs) waits for it
+   * too, so a single-hop turn waits for the store once after the agent
+   * replied; the store's lease check keeps the writes safe meanwhile, and
+   * they reach the store in the order they were made. The `last` write of
+   * the part of the turn this process runs may release the lease in the same
+   * round trip, when the runtime says so (`releaseWithLastWrite`).
    */
-  write(turn: TurnState, messages: readonly MessageItem[], closing = false): void | Promise<void> {
+  write(
+    turn: TurnState,
+    messages: readonly MessageItem[],
+    {
+      closing = false,
+      last = false,
+      deferred = false,
+    }: { closing?: boolean; last?: boolean; deferred?: boolean } = {},
+  ): void | Promise<void> {
     const { control, lease } = turn.runtime;
     if (control.stopped !== undefined) {
       if (control.leaseLost) throw control.stopped;
@@ -127,16 +143,34 @@ export class TurnLoop {
     }
     turn.wrote = true;
     const { idleTtlMs } = turn.runtime;
-    const written = turn.runtime.sessions.append(
-      turn.sessionId,
-      messages,
-      idleTtlMs === undefined
-        ? { turn: turn.snapshot(), lease }
-        : { turn: turn.snapshot(), lease, idleTtlMs },
-    );
+    const options: AppendOptions = { turn: turn.snapshot(), lease };
+    if (idleTtlMs !== undefined) options.idleTtlMs = idleTtlMs;
+    if (last && turn.runtime.releaseWithLastWrite) options.releaseLease = true;
+    const written = turn.runtime.sessions.append(turn.sessionId, messages, options);
     // What the orchestrator sees next is the history as stored (a fan-out's replies in the order they came).
     for (const message of messages) if (message.role !== 'assistant') turn.messages.push(message);
-    return written as void | Promise<void>;
+    const earlier = turn.unconfirmed;
+    if (!isPromiseLike(written)) {
+      if (!earlier) return;
+      turn.unconfirmed = undefined;
+      return earlier;
+    }
+    const both = earlier ? Promise.all([earlier, written]).then(noop) : written;
+    if (!deferred) {
+      turn.unconfirmed = undefined;
+      return both;
+    }
+    // Handled here so that a failure is not reported as unhandled before the turn waits for it.
+    both.then(undefined, noop);
+    turn.unconfirmed = both;
+  }
+
+  /** Waits for the turn's deferred writes: before an agent runs, the store must have what came before. */
+  *confirmWrites(turn: TurnState): Steps<void> {
+    const pending = turn.unconfirmed;
+    if (!pending) return;
+    turn.unconfirmed = undefined;
+    yield* settled(pending);
   }
 
   /** Starts the span of the part of the turn this process runs (a resumed part links to the earlier ones). */
@@ -270,7 +304,7 @@ export class TurnLoop {
       turn.status = transition(turn.status, 'awaiting_approval');
       this.#parts.metrics?.turnEnded(turn.status, turn.startedAt, turn.hop);
       try {
-        yield* settled(this.write(turn, []));
+        yield* settled(this.write(turn, [], { last: true }));
       } finally {
         this.endPart(turn, { output: pendingSummary(turn), status: turn.status });
       }
@@ -345,7 +379,7 @@ export class TurnLoop {
         errorCode: turn.error.code,
       };
     try {
-      yield* settled(this.write(turn, [answer], true));
+      yield* settled(this.write(turn, [answer], { closing: true, last: true }));
     } finally {
       this.endPart(turn, { output: outcome.reply, error: outcome.error, status: turn.status });
     }
@@ -673,13 +707,16 @@ export class TurnLoop {
     }
 
     if (refusals) yield* settled(this.write(turn, refusals));
+    // An agent's side effects wait until what came before them is stored.
+    yield* this.confirmWrites(turn);
 
     if (toRun.length === 1) {
       const { index, resume } = toRun[0] as { index: number; resume?: AgentResume };
       const running = this.#runCall(turn, calls[index] as ToolCall, conversation, decisionContext, resume);
       const outcome = isPromiseLike(running) ? ((yield running) as Awaited<typeof running>) : running;
       const reply = this.#settleCall(turn, step, index, outcome);
-      if (reply) yield* settled(this.write(turn, [reply]));
+      // Not waited for here: the next write, or the next agent call, waits for it (one round trip saved).
+      if (reply) this.write(turn, [reply], { deferred: true });
     } else if (toRun.length > 1) {
       yield* this.#runConcurrently(turn, step, toRun, conversation, decisionContext);
     }
@@ -912,6 +949,8 @@ function addApprovals(turn: TurnState, approvals: ApprovalRecord[]): void {
   if (turn.approvals) turn.approvals.push(...approvals);
   else turn.approvals = approvals;
 }
+
+function noop(): void {}
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));

@@ -83,6 +83,12 @@ export interface TurnRuntime {
   entryPoint?: string;
   /** The trace name and tags the request asked for. */
   trace?: RequestTraceLabels;
+  /**
+   * The turn's last write ends this holder's use of the session, so the
+   * store may release the lease with it (set for a new message's turn,
+   * whose lease is released right after).
+   */
+  releaseWithLastWrite?: boolean;
   lease: SessionLease;
   control: TurnControl;
   requestContext: RequestContext;
@@ -132,6 +138,8 @@ export class TurnState {
   blockedCalls: Map<string, GuardrailBlockedError> | undefined;
   /** Set once a write was sent: a store failure after it leaves the outcome unknown. */
   wrote = false;
+  /** Writes sent but not yet waited for (see `TurnLoop.write`'s `deferred`). */
+  unconfirmed: Promise<void> | undefined = undefined;
   readonly runtime: TurnRuntime;
   /** The span of the part of the turn this process runs. */
   span: Span | undefined;

@@ -24,6 +24,13 @@ export interface LeaseOptions {
   waitMs: number;
   /** Stops waiting when aborted. */
   signal?: AbortSignal;
+  /**
+   * The caller's next call on this session is {@link SessionStore.openTurn}
+   * with this lease, and it makes no other call before: a store may then
+   * take the lease in the same round trip as the turn's opening (waiting as
+   * usual if the session turns out to be busy) rather than in one of its own.
+   */
+  withOpenTurn?: boolean;
 }
 
 /** Exclusive use of a session by one turn. */
@@ -57,6 +64,12 @@ export interface AppendOptions {
   lease?: SessionLease;
   /** How long the session lives after this write without another (default: the store's idle time). */
   idleTtlMs?: number;
+  /**
+   * This is the lease holder's last write: a store may release the lease in
+   * the same round trip (the lease's own `release()` then has nothing left
+   * to do). Only with `lease`.
+   */
+  releaseLease?: boolean;
 }
 
 /** An `Idempotency-Key` sent with a message, and a fingerprint of the request it came with. */

@@ -30,7 +30,7 @@ function reply(role: 'tool' | 'assistant', content: string): MessageItem {
 }
 
 describe('RedisSessionStore', () => {
-  it('costs five Redis round trips for a single-hop turn', async () => {
+  it('costs two Redis round trips for a single-hop turn: the lease rides on the opening, the release on the last write', async () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 });
     const sessions = new RedisSessionStore(
       { host: '127.0.0.1', port: proxy.port },
@@ -40,19 +40,29 @@ describe('RedisSessionStore', () => {
       await sessions.ping();
       proxy.resetCount();
       const question = userMessage('what is 2 + 2?') as Extract<MessageItem, { role: 'user' }>;
-      const lease = await sessions.acquireLease('s1', { ttlMs: 30_000, waitMs: 1_000 });
+      const lease = await sessions.acquireLease('s1', { ttlMs: 30_000, waitMs: 1_000, withOpenTurn: true });
+      expect(proxy.roundTrips).toBe(0);
       const opened = await sessions.openTurn('s1', question, {
         turn: runningTurn(question.id),
         limit: 50,
         lease,
       });
-      await sessions.append('s1', [reply('tool', '4')], { lease, turn: runningTurn(question.id) });
+      // Another holder now finds the session busy.
+      await expect(sessions.acquireLease('s1', { ttlMs: 30_000, waitMs: 0 })).rejects.toThrow(/busy/i);
+      proxy.resetCount();
+      // The agent's reply is sent without waiting; the answer follows it in the same round trip.
+      const replied = sessions.append('s1', [reply('tool', '4')], { lease, turn: runningTurn(question.id) });
       await sessions.append('s1', [reply('assistant', '2 + 2 = 4')], {
         lease,
         turn: turnRecord(question.id),
+        releaseLease: true,
       });
+      await replied;
       await lease.release();
-      expect(proxy.roundTrips).toBe(5);
+      expect(proxy.roundTrips).toBe(1);
+      // Released by the last write: the next holder gets the session at once.
+      const next = await sessions.acquireLease('s1', { ttlMs: 30_000, waitMs: 0 });
+      await next.release();
       expect(opened).toEqual({ kind: 'opened', messages: [question] });
       expect(await sessions.read('s1')).toHaveLength(3);
     } finally {

@@ -39,10 +39,22 @@ refresh(KEYS[4])
  * the script reads the status without decoding JSON; a `v: 1` record has
  * always ended.
  *
+ * With a lease ttl in ARGV[8], the script first takes the session's lease
+ * for the token (`{-2}` when another token holds it: nothing is done), so a
+ * turn's start is one round trip, lease included.
+ *
  * KEYS: messages, turns, lease, request keys. ARGV: ttl ms, limit, lease token or '',
- * user message record, turn record, request key or '', "turnId fingerprint".
+ * user message record, turn record, request key or '', "turnId fingerprint",
+ * lease ttl ms to take the lease with or ''.
  */
-export const OPEN_TURN = new RedisScript(`${CHECK_LEASE}
+export const OPEN_TURN = new RedisScript(`
+if ARGV[8] ~= '' then
+  local holder = redis.call('GET', KEYS[3])
+  if holder and holder ~= ARGV[3] then return {-2} end
+  redis.call('SET', KEYS[3], ARGV[3], 'PX', ARGV[8])
+else
+${CHECK_LEASE}
+end
 if ARGV[6] ~= '' then
   local seen = redis.call('HGET', KEYS[4], ARGV[6])
   if seen then return {2, seen} end
@@ -73,25 +85,29 @@ return {0, table.concat(records, '\\n')}
  * another turn took the session); a lease that expired with nobody taking it
  * does not stop the write.
  *
+ * With ARGV[4] = '1' it then releases the lease (the holder's last write),
+ * so a turn's end is one round trip, release included.
+ *
  * KEYS: messages, turns, lease, request keys. ARGV: ttl ms (-1: none), message count,
- * lease token or '', message records…, [turn record].
+ * lease token or '', '1' to release the lease or '', message records…, [turn record].
  */
 export const APPEND_SESSION = new RedisScript(`${CHECK_LEASE}
 local count = tonumber(ARGV[2])
-local first = 4
-while first <= 3 + count do
-  local last = math.min(first + 999, 3 + count)
+local first = 5
+while first <= 4 + count do
+  local last = math.min(first + 999, 4 + count)
   redis.call('RPUSH', KEYS[1], unpack(ARGV, first, last))
   first = last + 1
 end
-if #ARGV > 3 + count then
+if #ARGV > 4 + count then
   if redis.call('LLEN', KEYS[2]) == 0 then
-    redis.call('RPUSH', KEYS[2], ARGV[4 + count])
+    redis.call('RPUSH', KEYS[2], ARGV[5 + count])
   else
-    redis.call('LSET', KEYS[2], -1, ARGV[4 + count])
+    redis.call('LSET', KEYS[2], -1, ARGV[5 + count])
   end
 end
 ${REFRESH_EXPIRY}
+if ARGV[4] == '1' and redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
 return {0}
 `);
 

@@ -68,32 +68,40 @@ export class RedisLeases {
     this.#stopRetrying = connection.onReady(() => this.#retryReleases());
   }
 
-  /** Waits for the session's lease; `SessionBusyError` after `waitMs`, `StoreUnavailableError` when Redis is down. */
-  async acquire(sessionId: string, { ttlMs, waitMs, signal }: LeaseOptions): Promise<SessionLease> {
+  /**
+   * Waits for the session's lease; `SessionBusyError` after `waitMs`,
+   * `StoreUnavailableError` when Redis is down. With `withOpenTurn`, only the
+   * local queue is waited for: the lease is taken in Redis by the turn's
+   * opening script (see {@link RedisLeases.taking}), which saves a round trip.
+   */
+  async acquire(sessionId: string, options: LeaseOptions): Promise<SessionLease> {
     const startedAt = Date.now();
-    const local = await this.#local.acquire(sessionId, { ttlMs, waitMs, signal });
-    const keys = this.#keys(sessionId);
-    try {
-      for (let poll = FIRST_POLL_MS; ; poll = Math.min(poll * 2, MAX_POLL_MS)) {
-        const reply = await this.#connection.run('acquire a session lease', (client) =>
-          client.set(keys.lease, local.token, 'PX', ttlMs, 'NX'),
-        );
-        if (reply === 'OK') return this.#lease(local, keys, ttlMs);
-        const remaining = startedAt + waitMs - Date.now();
-        if (remaining <= 0) throw new SessionBusyError({ sessionId, waitedMs: Date.now() - startedAt });
-        // Keep our place at the head of the local queue for as long as we poll.
-        local.renew();
-        // Jitter keeps replicas polling the same session from moving in lockstep.
-        await pause(Math.min(poll * (0.5 + Math.random()), remaining), signal);
-      }
-    } catch (error) {
-      // A SET that timed out may still reach Redis later; queued behind it on the same connection,
-      // this compare-and-delete frees the session as soon as it does (and does nothing otherwise).
-      RELEASE_LEASE.run(this.#connection.client, [keys.lease], [local.token]).catch(() => {
-        this.#remember(keys.lease, local.token, ttlMs);
-      });
-      local.release();
-      throw error;
+    const local = await this.#local.acquire(sessionId, options);
+    const lease = new RedisLease(this, local, this.#keys(sessionId), options, startedAt);
+    if (!options.withOpenTurn) await this.#take(lease);
+    return lease;
+  }
+
+  /** The lease ttl for a script to take `lease` with (it is not taken yet), or '' when it is held already. */
+  taking(lease: SessionLease | undefined): string {
+    return lease instanceof RedisLease && lease.state === 'pending' ? String(lease.ttlMs) : '';
+  }
+
+  /** Records that a script took `lease` in Redis. */
+  took(lease: SessionLease | undefined): void {
+    if (lease instanceof RedisLease && lease.state === 'pending') lease.state = 'held';
+  }
+
+  /** Takes `lease` the usual way (polling until the session is free), after a script found it busy. */
+  async wait(lease: SessionLease | undefined): Promise<void> {
+    if (lease instanceof RedisLease && lease.state === 'pending') await this.#take(lease);
+  }
+
+  /** Records that a script released `lease` in Redis (with the holder's last write). */
+  released(lease: SessionLease | undefined): void {
+    if (lease instanceof RedisLease && lease.state !== 'released') {
+      lease.state = 'released';
+      lease.local.release();
     }
   }
 
@@ -105,36 +113,60 @@ export class RedisLeases {
     this.#local.close();
   }
 
-  #lease(local: SessionLease, keys: SessionKeys, ttlMs: number): SessionLease {
-    const { sessionId, token } = local;
+  /** Renews a held lease in Redis, and the session's keys' expiry with it. */
+  async renew(lease: RedisLease): Promise<boolean> {
+    const { keys, token, ttlMs } = lease;
     const renewKeys = [keys.lease, keys.messages, keys.turns, keys.requests];
-    let released = false;
-    return {
-      sessionId,
-      token,
-      renew: async () => {
-        if (released) return false;
-        const reply = await this.#connection.run('renew a session lease', (client) =>
-          RENEW_LEASE.run(client, renewKeys, [token, ttlMs, this.#idleTtlMs]),
+    const reply = await this.#connection.run('renew a session lease', (client) =>
+      RENEW_LEASE.run(client, renewKeys, [token, ttlMs, this.#idleTtlMs]),
+    );
+    if (reply !== 1) return false;
+    lease.local.renew();
+    return true;
+  }
+
+  /** Releases a held lease in Redis (remembered for later when Redis is down). */
+  async release(lease: RedisLease): Promise<void> {
+    const { keys, token, ttlMs } = lease;
+    try {
+      await this.#connection.run('release a session lease', (client) =>
+        RELEASE_LEASE.run(client, [keys.lease], [token]),
+      );
+    } catch {
+      this.#remember(keys.lease, token, ttlMs);
+    }
+  }
+
+  /** Polls `SET NX` until the lease is taken or its wait runs out. */
+  async #take(lease: RedisLease): Promise<void> {
+    const { keys, local, ttlMs, waitMs, signal, startedAt } = lease;
+    try {
+      for (let poll = FIRST_POLL_MS; ; poll = Math.min(poll * 2, MAX_POLL_MS)) {
+        const reply = await this.#connection.run('acquire a session lease', (client) =>
+          client.set(keys.lease, local.token, 'PX', ttlMs, 'NX'),
         );
-        if (reply !== 1) return false;
-        local.renew();
-        return true;
-      },
-      release: async () => {
-        if (released) return;
-        released = true;
-        // The next local waiter may go at once: its SET follows this release on the same connection.
-        local.release();
-        try {
-          await this.#connection.run('release a session lease', (client) =>
-            RELEASE_LEASE.run(client, [keys.lease], [token]),
-          );
-        } catch {
-          this.#remember(keys.lease, token, ttlMs);
+        if (reply === 'OK') {
+          lease.state = 'held';
+          return;
         }
-      },
-    };
+        const remaining = startedAt + waitMs - Date.now();
+        if (remaining <= 0)
+          throw new SessionBusyError({ sessionId: local.sessionId, waitedMs: Date.now() - startedAt });
+        // Keep our place at the head of the local queue for as long as we poll.
+        local.renew();
+        // Jitter keeps replicas polling the same session from moving in lockstep.
+        await pause(Math.min(poll * (0.5 + Math.random()), remaining), signal);
+      }
+    } catch (error) {
+      // A SET that timed out may still reach Redis later; queued behind it on the same connection,
+      // this compare-and-delete frees the session as soon as it does (and does nothing otherwise).
+      RELEASE_LEASE.run(this.#connection.client, [keys.lease], [local.token]).catch(() => {
+        this.#remember(keys.lease, local.token, ttlMs);
+      });
+      lease.state = 'released';
+      local.release();
+      throw error;
+    }
   }
 
   #remember(key: string, token: string, ttlMs: number): void {
@@ -158,5 +190,49 @@ export class RedisLeases {
         .run('release a session lease', (client) => RELEASE_LEASE.run(client, [key], [token]))
         .catch(() => this.#remember(key, token, until - Date.now()));
     }
+  }
+}
+
+/**
+ * A session lease in Redis: `pending` until a script or `SET NX` takes it
+ * (with `withOpenTurn`, the turn's opening script does), `held`, then
+ * `released` by its last write or by `release()`.
+ */
+class RedisLease implements SessionLease {
+  state: 'pending' | 'held' | 'released' = 'pending';
+  readonly sessionId: string;
+  readonly token: string;
+  readonly ttlMs: number;
+  readonly waitMs: number;
+  readonly signal: AbortSignal | undefined;
+
+  constructor(
+    readonly leases: RedisLeases,
+    readonly local: SessionLease,
+    readonly keys: SessionKeys,
+    { ttlMs, waitMs, signal }: LeaseOptions,
+    readonly startedAt: number,
+  ) {
+    this.sessionId = local.sessionId;
+    this.token = local.token;
+    this.ttlMs = ttlMs;
+    this.waitMs = waitMs;
+    this.signal = signal;
+  }
+
+  renew(): boolean | Promise<boolean> {
+    if (this.state === 'released') return false;
+    // Not taken yet: nothing in Redis to extend.
+    if (this.state === 'pending') return true;
+    return this.leases.renew(this);
+  }
+
+  release(): void | Promise<void> {
+    const { state } = this;
+    if (state === 'released') return;
+    this.state = 'released';
+    // The next local waiter may go at once: its SET follows this release on the same connection.
+    this.local.release();
+    if (state === 'held') return this.leases.release(this);
   }
 }

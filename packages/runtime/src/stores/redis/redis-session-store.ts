@@ -32,6 +32,8 @@ import { SessionWindowCache } from './window-cache.js';
 
 // What the session scripts answer when another turn holds the session's lease.
 const LEASE_LOST = -1;
+// What the opening script answers when it was to take the lease and another replica holds it.
+const LEASE_BUSY = -2;
 /** The channel cancels are published on, under the key prefix. */
 const CANCEL_CHANNEL = 'cancels';
 
@@ -128,7 +130,12 @@ export class RedisSessionStore implements SessionStore {
     this.#leases = new RedisLeases(this.#connection, (sessionId) => this.#keys(sessionId), this.#idleTtlMs);
   }
 
-  /** Checks the previous turn and the request key, then stores the user message and the turn: one script call. */
+  /**
+   * Checks the previous turn and the request key, then stores the user
+   * message and the turn: one script call, which also takes the lease when
+   * it was acquired `withOpenTurn` (should another replica hold the session,
+   * it waits for the lease as usual, then opens).
+   */
   async openTurn(
     sessionId: string,
     userMessage: UserMessage,
@@ -143,13 +150,20 @@ export class RedisSessionStore implements SessionStore {
       encodeTurnRecord(turn),
       requestKey?.key ?? '',
       requestKey ? `${turn.turnId} ${requestKey.fingerprint}` : '',
+      this.#leases.taking(lease),
     ];
-    const opened = this.#connection.run('open a turn', (client) =>
-      OPEN_TURN.run(client, this.#scriptKeys(keys), args),
-    );
+    const open = () =>
+      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, this.#scriptKeys(keys), args));
+    const opened = open();
     // In the same tick as the script, so pipelined with it: one round trip for both.
     const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
-    const [reply] = (await Promise.all([opened, indexed])) as [[number, unknown], unknown];
+    let [reply] = (await Promise.all([opened, indexed])) as [[number, unknown], unknown];
+    if (reply[0] === LEASE_BUSY) {
+      // Another replica holds the session: wait for it the usual way, then open.
+      await this.#leases.wait(lease);
+      args[7] = '';
+      reply = (await open()) as [number, unknown];
+    } else this.#leases.took(lease);
     const [code, payload] = reply;
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (code === 2) {
@@ -169,18 +183,24 @@ export class RedisSessionStore implements SessionStore {
     };
   }
 
-  /** Appends messages (and replaces the current turn's record) in one script call, refreshing the expiry. */
+  /**
+   * Appends messages (and replaces the current turn's record) in one script
+   * call, refreshing the expiry; with `releaseLease`, the same call releases
+   * the lease.
+   */
   async append(
     sessionId: string,
     messages: readonly MessageItem[],
-    { turn, lease, idleTtlMs }: AppendOptions = {},
+    { turn, lease, idleTtlMs, releaseLease = false }: AppendOptions = {},
   ): Promise<void> {
     if (messages.length === 0 && !turn) return;
     const keys = this.#keys(sessionId);
+    const release = releaseLease && lease !== undefined;
     const args: Array<string | number> = [
       this.#expiryMs(turn, idleTtlMs),
       messages.length,
       lease?.token ?? '',
+      release ? '1' : '',
     ];
     for (const message of messages) args.push(encodeRecord({ message }));
     if (turn) args.push(encodeTurnRecord(turn));
@@ -188,6 +208,7 @@ export class RedisSessionStore implements SessionStore {
       APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
     )) as [number];
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
+    if (release) this.#leases.released(lease);
   }
 
   /** The last `limit` messages (all when omitted), oldest first, in one `LRANGE`. */
