@@ -63,6 +63,18 @@ const EnvSchema = z.object({
     .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'CONSOLE must be on or off' })
     .default('on')
     .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  // The orchestrator as an A2A agent: its card at /.well-known/agent-card.json, JSON-RPC at /a2a.
+  A2A: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'A2A must be on or off' })
+    .default('on')
+    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  // The URL clients reach the server at (behind a proxy), for the agent card's endpoint URL.
+  A2A_PUBLIC_URL: z.string().url().optional(),
+  // The orchestrator over MCP: a chat tool at POST /mcp (streamable HTTP), behind SWITCHBOARD_API_KEYS when set.
+  MCP: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'MCP must be on or off' })
+    .default('on')
+    .transform((value) => value === 'on' || value === 'true' || value === '1'),
   // Prometheus text at GET /metrics (behind SWITCHBOARD_API_KEYS when set); OTLP push when OTEL_EXPORTER_OTLP_ENDPOINT is set.
   METRICS: z
     .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'METRICS must be on or off' })

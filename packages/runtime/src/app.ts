@@ -25,17 +25,15 @@ import {
 } from './engine/turn-engine.js';
 import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from './logging/logger.js';
 import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
-import {
-  type MetricsOptions,
-  type AppMetrics,
-  appMetrics,
-} from './metrics/prometheus-metrics.js';
+import { type AppMetrics, appMetrics, type MetricsOptions } from './metrics/prometheus-metrics.js';
 import { isPromiseLike } from './promise-like.js';
+import type { A2aOptions } from './server/a2a-mount.js';
 import type { RateLimitOptions } from './server/access.js';
 import type { AuthOptions } from './server/auth.js';
 import type { ConsoleOptions } from './server/console-ui.js';
 import { type CorsOptions, checkCorsOptions } from './server/cors.js';
 import type { DocsOptions } from './server/docs-ui.js';
+import type { McpOptions } from './server/mcp-mount.js';
 import { unexpectedErrorLog } from './server/request-log.js';
 import { createRoutes, type ServerLimits } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
@@ -126,6 +124,21 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * if one was registered before the app was mounted. See {@link MetricsOptions}.
    */
   metrics?: boolean | MetricsOptions;
+  /**
+   * Serves the orchestrator as an A2A agent: its agent card at
+   * `/.well-known/agent-card.json` and the JSON-RPC endpoint at `/a2a` (or
+   * `a2a.path`), where an A2A task is a turn and its context a session.
+   * Needs `@a2a-js/sdk` (an optional peer dependency). Off by default. See
+   * {@link A2aOptions}.
+   */
+  a2a?: boolean | A2aOptions;
+  /**
+   * Serves the orchestrator over the Model Context Protocol at `POST /mcp`
+   * (or `mcp.path`): a `chat` tool that runs a turn like `POST /v1/chat`,
+   * behind `auth` like every route. Needs `@modelcontextprotocol/sdk` (an
+   * optional peer dependency). Off by default. See {@link McpOptions}.
+   */
+  mcp?: boolean | McpOptions;
 }
 
 /** An orchestrator instance, or a class the app constructs with its agents. */
@@ -457,7 +470,7 @@ export class App {
 
   /**
    * Refuses new turns, waits for running turns (up to `closeGraceMs`, then
-   * aborts them), and closes the stores and tracing. Idempotent.
+   * aborts them), and closes the stores, tracing and agents (their `close`). Idempotent.
    */
   close(stopListening?: () => Promise<void>): Promise<void> {
     this.#closing ??= (async () => {
@@ -474,6 +487,8 @@ export class App {
         this.#rateLimiter.close?.(),
         this.#options.tracing?.shutdown(),
         this.#metrics?.shutdown(),
+        // Their connections (MCP servers, say) are no longer needed once no turn runs.
+        ...this.agents.map((agent) => agent.close?.()),
       ]);
     })();
     return this.#closing;

@@ -39,6 +39,7 @@ export {
 } from './agents/llm-tool.js';
 export { ToolTimeoutError } from './agents/llm-tool-attempts.js';
 export type { LlmToolFilter, LlmToolFilterContext, LlmToolResult } from './agents/llm-tool-filter.js';
+export { isLlmToolSource, type LlmToolSource } from './agents/llm-tool-source.js';
 export {
   endGeneration,
   type GenerationStart,
@@ -78,6 +79,7 @@ export * from './guardrails/index.js';
 export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
 export { METER_NAME } from './metrics/engine-metrics.js';
 export type { MetricsOptions, OtlpMetricsOptions } from './metrics/prometheus-metrics.js';
+export type { A2aCardFields, A2aOptions, A2aSkillFields } from './server/a2a-mount.js';
 export type { RateLimitOptions } from './server/access.js';
 export {
   type ApiKeyOwner,
@@ -91,6 +93,7 @@ export {
 export type { ConsoleOptions } from './server/console-ui.js';
 export type { CorsOptions } from './server/cors.js';
 export type { DocsOptions } from './server/docs-ui.js';
+export type { McpOptions } from './server/mcp-mount.js';
 export type { ServerLimits } from './server/routes.js';
 export * from './stores/index.js';
 export {

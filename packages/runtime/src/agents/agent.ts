@@ -79,6 +79,11 @@ export interface Agent extends Omit<AgentMeta, 'requiresApproval'> {
    * (`invalid_agent_output`). Shown in the agents listing as JSON Schema.
    */
   output?: z.ZodType;
+  /**
+   * Releases what the agent holds (connections, child processes), once:
+   * `app.close()` calls it after the app's turns are over.
+   */
+  close?(): Promise<void>;
 }
 
 /** The definition accepted by {@link defineAgent}. */

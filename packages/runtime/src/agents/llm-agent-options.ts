@@ -4,6 +4,7 @@ import type { LlmClientOptions } from './llm-client.js';
 import type { ConversationMemoryOptions, ConversationMemoryStrategy } from './llm-memory.js';
 import type { LlmTool } from './llm-tool.js';
 import type { LlmToolFilter } from './llm-tool-filter.js';
+import { isLlmToolSource, type LlmToolSource } from './llm-tool-source.js';
 
 /** Options of {@link llmAgent}. */
 export interface LlmAgentOptions extends LlmClientOptions {
@@ -14,8 +15,12 @@ export interface LlmAgentOptions extends LlmClientOptions {
   model: string;
   /** The system prompt, or a function computing it for each call. */
   instructions: string | ((context: AgentContext) => string | Promise<string>);
-  /** Tools the model may call, defined with {@link llmTool}. */
-  tools?: readonly LlmTool[];
+  /**
+   * Tools the model may call, defined with {@link llmTool}, and sources of
+   * tools listed when the agent runs ({@link LlmToolSource}, such as
+   * `mcpTools` from `@switchboard/runtime/mcp`).
+   */
+  tools?: readonly (LlmTool | LlmToolSource)[];
   /**
    * Narrows the tools the model is offered, before each model call (see
    * {@link LlmToolFilter}); a call to a tool it left out is refused as a
@@ -80,6 +85,7 @@ export function checkOptions({
     throw new ConfigurationError({ message: `${owner}: toolFilter must be a function` });
   const seen = new Set<string>();
   for (const tool of tools) {
+    if (isLlmToolSource(tool)) continue;
     if (typeof tool?.definition !== 'object')
       throw new ConfigurationError({ message: `${owner}: define its tools with llmTool()` });
     if (seen.has(tool.name))

@@ -14,6 +14,7 @@ import type { LlmTool } from './llm-tool.js';
 import { toolApprovals } from './llm-tool-approvals.js';
 import { type LlmToolResult, offeredTools } from './llm-tool-filter.js';
 import { runToolCalls } from './llm-tool-runner.js';
+import { isLlmToolSource, type ToolSet, toolResolver } from './llm-tool-source.js';
 import type { TokenUsage } from './llm-tracing.js';
 
 export type { LlmAgentOptions };
@@ -72,7 +73,9 @@ interface RunSetup {
  * Each tool call runs within its tool's `timeoutMs` and is retried after
  * a retryable failure (its `retries`, else the turn profile's
  * `agentRetries`); see {@link llmTool}. A `toolFilter` narrows the tools
- * offered to each model call, and a call outside them is refused.
+ * offered to each model call, and a call outside them is refused. Tool
+ * sources among `tools` ({@link LlmToolSource}, such as `mcpTools`) are
+ * asked for their tools at the start of each call; `app.close()` closes them.
  *
  * @example
  * ```ts
@@ -131,13 +134,20 @@ export function llmAgent({
   checkOptions({ name, model, instructions, tools, maxIterations, maxTokens, toolFilter });
   const owner = `llmAgent '${name}'`;
   const getClient = clientResolver(owner, { client, apiKey, baseURL });
-  const toolsByName: ReadonlyMap<string, LlmTool> = new Map(tools.map((tool) => [tool.name, tool]));
-  // Computed once: every request sends the same definitions.
-  const toolDefinitions = tools.length > 0 ? tools.map((tool) => tool.definition) : undefined;
+  const ownTools = tools.filter((tool): tool is LlmTool => !isLlmToolSource(tool));
+  const sources = tools.filter(isLlmToolSource);
+  // Without sources, computed once: every request sends the same definitions.
+  const resolveTools = toolResolver(ownTools, sources, name);
+  const toolDefinitions = ownTools.length > 0 ? ownTools.map((tool) => tool.definition) : undefined;
   /** The tools to offer for the next model call: all of them, unless the filter narrows them. */
-  async function toolsFor(context: AgentContext, modelCalls: number, results: readonly LlmToolResult[]) {
-    if (!toolFilter || tools.length === 0) return { definitions: toolDefinitions, available: toolsByName };
-    const offered = await offeredTools(toolFilter, tools, {
+  async function toolsFor(
+    set: ToolSet,
+    context: AgentContext,
+    modelCalls: number,
+    results: readonly LlmToolResult[],
+  ) {
+    if (!toolFilter || set.tools.length === 0) return { definitions: set.definitions, available: set.byName };
+    const offered = await offeredTools(toolFilter, set.tools, {
       agent: context,
       agentName: name,
       modelCalls,
@@ -149,7 +159,7 @@ export function llmAgent({
       offered: new Set(offered.map((tool) => tool.name)),
     };
   }
-  const toolsNeedApproval = tools.some((tool) => tool.requiresApproval);
+  // Sources' tools are known only per call: the memory's own budget checks count the agent's own tools.
   const reservedTokens = toolDefinitions ? estimateTokens(JSON.stringify(toolDefinitions)) : 0;
   const history =
     memory === undefined
@@ -169,6 +179,11 @@ export function llmAgent({
     parent,
   }: RunSetup): AsyncGenerator<string, AgentReplyWithMetadata> {
     const chat = await getClient();
+    const toolsOfRun = await resolveTools(context.signal);
+    const reservedForRun =
+      sources.length === 0 || !toolsOfRun.definitions
+        ? reservedTokens
+        : estimateTokens(JSON.stringify(toolsOfRun.definitions));
     let run: SavedRun;
     let pending:
       | {
@@ -192,7 +207,7 @@ export function llmAgent({
         calls: run.toolCalls,
         decisions: new Map(context.resume.decisions.map((decision) => [decision.id, decision])),
         // The set the paused calls were offered from, computed again (nothing was used since).
-        offered: (await toolsFor(context, run.iterations - 1, [])).offered,
+        offered: (await toolsFor(toolsOfRun, context, run.iterations - 1, [])).offered,
       };
     } else {
       const system = typeof instructions === 'string' ? instructions : await instructions(context);
@@ -224,7 +239,7 @@ export function llmAgent({
     for (;;) {
       if (pending) {
         results = await runToolCalls(pending.calls, {
-          tools: toolsByName,
+          tools: toolsOfRun.byName,
           agent: context,
           signal: context.signal,
           parent,
@@ -236,10 +251,18 @@ export function llmAgent({
         });
         pending = undefined;
       }
-      const { definitions, available, offered } = await toolsFor(context, run.iterations, results);
+      const { definitions, available, offered } = await toolsFor(
+        toolsOfRun,
+        context,
+        run.iterations,
+        results,
+      );
       run.iterations += 1;
       if (tokenBudget !== undefined && run.historyCount) {
-        run.historyCount = fitHistory(messages, run.historyCount, { tokenBudget, reservedTokens });
+        run.historyCount = fitHistory(messages, run.historyCount, {
+          tokenBudget,
+          reservedTokens: reservedForRun,
+        });
       }
       const request: ModelRequest = { model, messages: [...messages] };
       if (definitions) request.tools = definitions;
@@ -272,7 +295,9 @@ export function llmAgent({
       }
       messages.push({ role: 'assistant', content: turn.content || null, tool_calls: turn.toolCalls });
       // Only the offered tools ask for approval: the others are refused without it.
-      const approvals = toolsNeedApproval ? await toolApprovals(turn.toolCalls, available, context) : [];
+      const approvals = toolsOfRun.needsApproval
+        ? await toolApprovals(turn.toolCalls, available, context)
+        : [];
       if (approvals.length > 0) {
         // None of this round's tools runs before a person has decided; the call resumes from here.
         run.toolCalls = turn.toolCalls;
@@ -289,5 +314,11 @@ export function llmAgent({
     return next.value;
   }
 
+  if (sources.length > 0) {
+    // The app closes its agents: that is when the sources' connections go.
+    agent.close = async () => {
+      await Promise.allSettled(sources.map((source) => source.close?.()));
+    };
+  }
   return agent;
 }

@@ -85,7 +85,7 @@ function chatUrl(url: string, name: string): string {
  * sharing one Redis never wait on each other's lease), stable across turns
  * so that the remote keeps the conversation.
  */
-function remoteSessionId(sessionId: string, agent: string): string {
+export function remoteSessionId(sessionId: string, agent: string): string {
   const id = `${sessionId}.${agent}`;
   if (id.length <= 128) return id;
   // Too long for a session id: a digest of the whole id keeps long ids that share an ending apart.
@@ -96,7 +96,7 @@ function remoteSessionId(sessionId: string, agent: string): string {
  * The answer's body as text, read up to `maxBytes`: a longer one (announced
  * or sent) cancels the body, which closes the connection, and fails the call.
  */
-async function readBody(
+export async function readBody(
   response: Response,
   maxBytes: number,
   endpoint: string,

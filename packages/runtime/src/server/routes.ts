@@ -14,6 +14,7 @@ import { type AppMetrics, mountMetrics } from '../metrics/prometheus-metrics.js'
 import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { SessionStore } from '../stores/session-store.js';
+import { type A2aOptions, mountA2a } from './a2a-mount.js';
 import { accessControl, principalOf, type RateLimitOptions } from './access.js';
 import type { AuthOptions } from './auth.js';
 import { type ConsoleOptions, mountConsole } from './console-ui.js';
@@ -21,6 +22,7 @@ import { type CorsOptions, corsMiddleware } from './cors.js';
 import { type DocsOptions, mountDocs } from './docs-ui.js';
 import { streamTurn } from './event-stream.js';
 import { errorResponse, handleError, parseJsonBody, parseOrThrow } from './http-errors.js';
+import { type McpOptions, mountMcp } from './mcp-mount.js';
 import { mountOpenAiRoutes } from './openai-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { noteRequest, requestIdOf, requestLog } from './request-log.js';
@@ -107,10 +109,14 @@ export function createRoutes(
     exposeErrorDetails = false,
     docs = false,
     console: consoleOption = false,
+    a2a = false,
+    mcp = false,
   }: ServerLimits & {
     exposeErrorDetails?: boolean;
     docs?: boolean | DocsOptions;
     console?: boolean | ConsoleOptions;
+    a2a?: boolean | A2aOptions;
+    mcp?: boolean | McpOptions;
   } = {},
 ) {
   const ChatRequest = chatRequestSchema(maxMessageLength);
@@ -270,6 +276,18 @@ export function createRoutes(
   });
 
   mountOpenAiRoutes(app, backend, { limited, maxMessageLength, exposeErrorDetails, callerOf });
+  const a2aRoutes = a2a
+    ? mountA2a(app, backend, a2a === true ? {} : a2a, { limited, maxMessageLength, callerOf })
+    : {};
+
+  const mcpRoutes = mcp
+    ? mountMcp(app, backend, mcp === true ? {} : mcp, {
+        limited,
+        maxMessageLength,
+        callerOf,
+        cors: backend.cors,
+      })
+    : {};
 
   app.delete('/v1/users/:userId', async (c) => {
     const userId = parseOrThrow(UserIdSchema, c.req.param('userId'), 'user id');
@@ -298,6 +316,8 @@ export function createRoutes(
     ...docsRoutes,
     ...consoleRoutes,
     ...metricsRoutes,
+    ...a2aRoutes,
+    ...mcpRoutes,
   });
   return app;
 }

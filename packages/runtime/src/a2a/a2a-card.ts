@@ -1,0 +1,40 @@
+import { A2A_PROTOCOL_VERSION, AgentCard } from '@a2a-js/sdk';
+import type { A2aCardFields } from '../server/a2a-mount.js';
+import type { ServerBackend } from '../server/routes.js';
+
+/** The agent card of the app: who it is, where its endpoint is, what its agents do, how to authenticate. */
+export function buildAgentCard(
+  backend: Pick<ServerBackend, 'name' | 'agents' | 'auth'>,
+  { url, card = {} }: { url: string; card?: A2aCardFields },
+): AgentCard {
+  const names = backend.agents.map((agent) => agent.name);
+  const json: Record<string, unknown> = {
+    name: card.name ?? backend.name,
+    description:
+      card.description ??
+      `${backend.name}: a Switchboard orchestrator that routes each message to one of its agents (${names.join(', ')}).`,
+    version: card.version ?? '1.0.0',
+    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION }],
+    capabilities: { streaming: true, pushNotifications: false, extendedAgentCard: false },
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain', 'application/json'],
+    skills:
+      card.skills ??
+      backend.agents.map((agent) => ({
+        id: agent.name,
+        name: agent.name,
+        description: agent.description,
+        tags: agent.keywords ?? agent.capabilities ?? [],
+      })),
+  };
+  if (card.provider) json.provider = card.provider;
+  if (card.documentationUrl) json.documentationUrl = card.documentationUrl;
+  if (card.iconUrl) json.iconUrl = card.iconUrl;
+  if (backend.auth) {
+    json.securitySchemes = {
+      bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An API key of the app' } },
+    };
+    json.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
+  }
+  return AgentCard.fromJSON(json);
+}

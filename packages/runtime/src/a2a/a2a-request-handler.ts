@@ -1,0 +1,377 @@
+import {
+  type AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+  type TaskPushNotificationConfig,
+  TaskState,
+  type TaskStatus,
+} from '@a2a-js/sdk';
+import {
+  ContentTypeNotSupportedError,
+  PushNotificationNotSupportedError,
+  RequestMalformedError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
+import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
+import { createSecretId, type MessageItem } from '@switchboard/core';
+import { z } from 'zod';
+import type { TurnEvent } from '../engine/events.js';
+import type { ApprovalResolution, TurnRequest, TurnResult } from '../engine/turn-engine.js';
+import type { A2aCaller } from '../server/a2a-mount.js';
+import type { ServerBackend } from '../server/routes.js';
+import { SessionIdSchema, TurnIdSchema } from '../server/schemas.js';
+import { outcomeOf, startTurn } from '../server/turn-events.js';
+import { isFinished, pendingApprovals, type TurnRecord } from '../turns/turn-record.js';
+import { a2aErrorOf } from './a2a-errors.js';
+import { a2aMessage, dataOf, textOf, textPart } from './a2a-parts.js';
+import { answerArtifact, statusOf, taskIdOf, taskOf, turnOfTaskId } from './a2a-task.js';
+
+/** The key of the {@link A2aCaller} in `ServerCallContext.state`. */
+export const CALLER_KEY = 'switchboard.caller';
+
+/** A message's answer to one pending approval: `{ approvalId, decision, comment? }` in a data part. */
+const ApprovalDecisionSchema = z.object({
+  approvalId: TurnIdSchema,
+  decision: z.enum(['approve', 'reject']),
+  comment: z.string().max(2_000).optional(),
+});
+type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** What the handler needs besides the backend. */
+export interface A2aHandlerSettings {
+  /** Longest accepted message text in characters. */
+  maxMessageLength: number;
+  /** Where turns say they came in (the endpoint's path), for their trace name. */
+  entryPoint: string;
+  /** The card `getAgentCard` returns (the card route builds its own per request). */
+  card: () => AgentCard;
+}
+
+/** What one message asks for: a new turn, or the continuation of a turn awaiting approval. */
+type Plan =
+  | { kind: 'turn'; request: TurnRequest; userMessage: Message }
+  | { kind: 'approval'; resolutions: ApprovalResolution[]; userMessage: Message };
+
+/**
+ * Serves the orchestrator over A2A: the task is the turn (its id names the
+ * session and the turn), the context is the session. A message without a
+ * task id runs a turn in the context's session (a new session without
+ * one); a message on a task awaiting approval carries the decisions as data
+ * parts and continues the turn. Turns run through the same backend as
+ * `POST /v1/chat`, under the caller's tenant.
+ */
+export class SwitchboardA2aHandler implements A2ARequestHandler {
+  readonly #backend: ServerBackend;
+  readonly #settings: A2aHandlerSettings;
+
+  constructor(backend: ServerBackend, settings: A2aHandlerSettings) {
+    this.#backend = backend;
+    this.#settings = settings;
+  }
+
+  async getAgentCard(): Promise<AgentCard> {
+    return this.#settings.card();
+  }
+
+  async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    throw new UnsupportedOperationError('This agent has no extended agent card');
+  }
+
+  async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    try {
+      const plan = await this.#plan(params, context);
+      const result =
+        plan.kind === 'turn' ? await this.#backend.chat(plan.request) : await this.#resolve(plan);
+      return taskOf(result, [withTask(plan.userMessage, result)]);
+    } catch (error) {
+      throw a2aErrorOf(error, this.#backend.log);
+    }
+  }
+
+  async *sendMessageStream(
+    params: SendMessageRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    let turn: Awaited<ReturnType<typeof startTurn>>;
+    let userMessage: Message;
+    try {
+      const plan = await this.#plan(params, context);
+      userMessage = plan.userMessage;
+      turn = await startTurn((onEvent) =>
+        plan.kind === 'turn'
+          ? this.#backend.chat({ ...plan.request, onEvent })
+          : this.#resolve(plan, onEvent),
+      );
+    } catch (error) {
+      throw a2aErrorOf(error, this.#backend.log);
+    }
+    let ids: { taskId: string; contextId: string } | undefined;
+    for await (const event of turn.events()) {
+      if (!ids) {
+        ids = { taskId: taskIdOf(event.sessionId, event.turnId), contextId: event.sessionId };
+        const task: Task = {
+          id: ids.taskId,
+          contextId: ids.contextId,
+          status: {
+            state: TaskState.TASK_STATE_WORKING,
+            message: undefined,
+            timestamp: new Date().toISOString(),
+          },
+          artifacts: [],
+          history: [{ ...userMessage, ...ids }],
+          metadata: { turnId: event.turnId },
+        };
+        yield { payload: { $case: 'task', value: task } };
+      }
+      const progress = progressOf(event);
+      if (progress) {
+        const message = a2aMessage({
+          messageId: `${event.messageId}-a2a`,
+          role: 'agent',
+          parts: [textPart(progress.text)],
+          ...ids,
+          metadata: progress.metadata,
+        });
+        yield statusUpdate(ids, {
+          state: TaskState.TASK_STATE_WORKING,
+          message,
+          timestamp: new Date().toISOString(),
+        });
+      }
+    }
+    const { result, failure } = await outcomeOf(turn);
+    if (!ids) throw a2aErrorOf(failure ?? new Error('The turn ended without starting'), this.#backend.log);
+    if (!result) {
+      // The stream has started: the failure becomes the task's last state, its detail goes to the log only.
+      const { message: text } = a2aErrorOf(failure, this.#backend.log);
+      const message = a2aMessage({
+        messageId: `${ids.taskId}-failed`,
+        role: 'agent',
+        parts: [textPart(text)],
+        ...ids,
+      });
+      yield statusUpdate(ids, {
+        state: TaskState.TASK_STATE_FAILED,
+        message,
+        timestamp: new Date().toISOString(),
+      });
+      return;
+    }
+    if (result.status === 'completed') {
+      yield {
+        payload: {
+          $case: 'artifactUpdate',
+          value: {
+            ...ids,
+            artifact: answerArtifact(result.reply),
+            append: false,
+            lastChunk: true,
+            metadata: undefined,
+          },
+        },
+      };
+    }
+    yield statusUpdate(ids, statusOf(result));
+  }
+
+  async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
+    try {
+      const { sessionId, turn } = await this.#findTurn(params.id, context);
+      const result: TurnResult = {
+        sessionId,
+        turnId: turn.turnId,
+        status: turn.status,
+        steps: [],
+        reply: isFinished(turn.status) ? await this.#answerOf(sessionId, turn, context) : '',
+        approvals: pendingApprovals(turn),
+      };
+      if (turn.traceId) result.traceId = turn.traceId;
+      if (turn.error) result.error = turn.error;
+      if (turn.status === 'awaiting_approval') result.reply = 'This task awaits approval.';
+      return taskOf(result);
+    } catch (error) {
+      throw a2aErrorOf(error, this.#backend.log);
+    }
+  }
+
+  async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    try {
+      const { sessionId, turn } = await this.#findTurn(params.id, context);
+      return taskOf(await this.#backend.cancelTurn({ sessionId, turnId: turn.turnId, ...callerOf(context) }));
+    } catch (error) {
+      throw a2aErrorOf(error, this.#backend.log);
+    }
+  }
+
+  async listTasks(): Promise<ListTasksResponse> {
+    throw new UnsupportedOperationError('Listing tasks is not supported: read a task with GetTask');
+  }
+
+  resubscribe(): AsyncGenerator<StreamResponse, void, undefined> {
+    // Failing on the first pull, as a stream the transport handler reads.
+    return (async function* refuse(): AsyncGenerator<StreamResponse, void, undefined> {
+      yield* [];
+      throw new UnsupportedOperationError('Resubscribing to a task is not supported: read it with GetTask');
+    })();
+  }
+
+  async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw new PushNotificationNotSupportedError('Push notifications are not supported');
+  }
+
+  async getTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
+    throw new PushNotificationNotSupportedError('Push notifications are not supported');
+  }
+
+  async listTaskPushNotificationConfigs(): Promise<never> {
+    throw new PushNotificationNotSupportedError('Push notifications are not supported');
+  }
+
+  async deleteTaskPushNotificationConfig(): Promise<void> {
+    throw new PushNotificationNotSupportedError('Push notifications are not supported');
+  }
+
+  /** Reads the message and decides what it asks for, refusing what it cannot be. */
+  async #plan(params: SendMessageRequest, context: ServerCallContext): Promise<Plan> {
+    const { message } = params;
+    if (!message) throw new RequestMalformedError('The request has no message');
+    for (const part of message.parts) {
+      const kind = part.content?.$case;
+      if (kind !== 'text' && kind !== 'data')
+        throw new ContentTypeNotSupportedError('This agent accepts text and data parts only');
+    }
+    const caller = callerOf(context);
+    const decisions: ApprovalDecision[] = [];
+    const data: unknown[] = [];
+    for (const value of dataOf(message.parts)) {
+      const decision = ApprovalDecisionSchema.safeParse(value);
+      if (decision.success) decisions.push(decision.data);
+      else data.push(value);
+    }
+    // Structured input the agents can read: data parts that are not decisions travel as JSON text.
+    const text = [textOf(message.parts), ...data.map((value) => JSON.stringify(value))]
+      .filter((piece) => piece.length > 0)
+      .join('\n');
+    if (text.length > this.#settings.maxMessageLength)
+      throw new RequestMalformedError(
+        `The message is longer than ${this.#settings.maxMessageLength} characters`,
+      );
+
+    if (message.taskId) {
+      const { sessionId, turn } = await this.#findTurn(message.taskId, context);
+      if (message.contextId && message.contextId !== sessionId)
+        throw new RequestMalformedError(`Task ${message.taskId} belongs to another context`);
+      if (turn.status !== 'awaiting_approval') {
+        const hint = isFinished(turn.status)
+          ? 'it has ended: send a new message (with the same contextId, and no taskId) to go on'
+          : 'it is still working';
+        throw new UnsupportedOperationError(`Task ${message.taskId} takes no input: ${hint}`);
+      }
+      const pending = new Set(pendingApprovals(turn).map((approval) => approval.id));
+      if (decisions.length === 0)
+        throw new RequestMalformedError(
+          `Task ${message.taskId} awaits approval: answer with a data part { approvalId, decision: 'approve' | 'reject', comment? } for ${[...pending].join(', ')}`,
+        );
+      const unknown = decisions.find((decision) => !pending.has(decision.approvalId));
+      if (unknown)
+        throw new RequestMalformedError(`Approval ${unknown.approvalId} is not pending on this task`);
+      const resolutions = decisions.map(({ approvalId, decision, comment }) => {
+        const resolution: ApprovalResolution = { sessionId, approvalId, decision, ...caller };
+        if (comment !== undefined) resolution.comment = comment;
+        return resolution;
+      });
+      return { kind: 'approval', resolutions, userMessage: message };
+    }
+    if (decisions.length > 0)
+      throw new RequestMalformedError(
+        'An approval decision answers a task: send it with the taskId of the task awaiting input',
+      );
+    if (text.length === 0) throw new RequestMalformedError('The message has no text');
+    const sessionId = message.contextId ? parseContextId(message.contextId) : createSecretId('ses');
+    const request: TurnRequest = {
+      sessionId,
+      message: text,
+      entryPoint: this.#settings.entryPoint,
+      ...caller,
+    };
+    return { kind: 'turn', request, userMessage: message };
+  }
+
+  /** Resolves every decision of the message; the turn goes on after the last one. */
+  async #resolve(plan: Extract<Plan, { kind: 'approval' }>, onEvent?: (event: TurnEvent) => void) {
+    const last = plan.resolutions.length - 1;
+    for (const [index, resolution] of plan.resolutions.entries()) {
+      if (index < last) await this.#backend.resolveApproval(resolution);
+      else return await this.#backend.resolveApproval(onEvent ? { ...resolution, onEvent } : resolution);
+    }
+    throw new RequestMalformedError('No approval decision to apply');
+  }
+
+  /** The turn a task id names, in the caller's tenant. */
+  async #findTurn(
+    taskId: string,
+    context: ServerCallContext,
+  ): Promise<{ sessionId: string; turn: TurnRecord }> {
+    const ids = turnOfTaskId(taskId);
+    if (!ids || !SessionIdSchema.safeParse(ids.sessionId).success)
+      throw new TaskNotFoundError(`No task ${taskId}`);
+    const sessions = this.#backend.sessionsOf(callerOf(context).tenantId);
+    const turn = (await sessions.listTurns(ids.sessionId)).find(
+      (candidate) => candidate.turnId === ids.turnId,
+    );
+    if (!turn) throw new TaskNotFoundError(`No task ${taskId}`);
+    return { sessionId: ids.sessionId, turn };
+  }
+
+  /** The answer of an ended turn: the last assistant message after its user message. */
+  async #answerOf(sessionId: string, turn: TurnRecord, context: ServerCallContext): Promise<string> {
+    const sessions = this.#backend.sessionsOf(callerOf(context).tenantId);
+    const messages: MessageItem[] = await sessions.read(sessionId, { limit: 500 });
+    const start = messages.findIndex((item) => item.id === turn.userMessageId);
+    let answer = '';
+    for (const item of messages.slice(start + 1)) {
+      if (item.role === 'user') break;
+      if (item.role === 'assistant') answer = item.content;
+    }
+    return answer;
+  }
+}
+
+/** The caller the route stored on the call context. */
+function callerOf(context: ServerCallContext): A2aCaller {
+  return (context.state.get(CALLER_KEY) as A2aCaller | undefined) ?? { requestId: createSecretId('req') };
+}
+
+function parseContextId(contextId: string): string {
+  const parsed = SessionIdSchema.safeParse(contextId);
+  if (!parsed.success)
+    throw new RequestMalformedError('contextId must be 1-128 characters: letters, digits, _ - . :');
+  return parsed.data;
+}
+
+/** The client's message as the task's history keeps it: on the task, in its context. */
+function withTask(message: Message, result: TurnResult): Message {
+  return { ...message, taskId: taskIdOf(result.sessionId, result.turnId), contextId: result.sessionId };
+}
+
+function statusUpdate(ids: { taskId: string; contextId: string }, status: TaskStatus): StreamResponse {
+  return { payload: { $case: 'statusUpdate', value: { ...ids, status, metadata: undefined } } };
+}
+
+/** The progress a client sees while the turn works: each agent call as it starts and ends. */
+function progressOf(event: TurnEvent): { text: string; metadata: Record<string, unknown> } | undefined {
+  if (event.type === 'agent-start')
+    return { text: `Asking the ${event.agent} agent`, metadata: { event: event.type, agent: event.agent } };
+  if (event.type === 'agent-end')
+    return {
+      text: `The ${event.agent} agent ${event.status === 'ok' ? 'answered' : 'failed'}`,
+      metadata: { event: event.type, agent: event.agent, status: event.status },
+    };
+  return undefined;
+}

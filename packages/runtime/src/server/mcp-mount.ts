@@ -1,0 +1,107 @@
+import { createRequire } from 'node:module';
+import { ConfigurationError } from '@switchboard/core';
+import type { Context, Hono } from 'hono';
+import type { CorsOptions } from './cors.js';
+import { errorResponse } from './http-errors.js';
+import type { ServerBackend } from './routes.js';
+
+/**
+ * Serves the app over the Model Context Protocol (streamable HTTP, stateless)
+ * at `POST /mcp` (or `mcp.path`): one `chat` tool (`message`, optional
+ * `sessionId`) that runs a turn like `POST /v1/chat` and returns the answer,
+ * the session id and the turn's status (also as structured content). Behind
+ * `auth` like every route, within the same body limits. Needs
+ * `@modelcontextprotocol/sdk` (an optional peer dependency), loaded on the
+ * first MCP request.
+ *
+ * @example
+ * ```ts
+ * new App({ name: 'desk', agents, mcp: true }); // POST /mcp
+ * new App({ name: 'desk', agents, mcp: { path: '/tools/mcp' } });
+ * ```
+ */
+export interface McpOptions {
+  /** Where the endpoint is served (default `/mcp`). */
+  path?: string;
+}
+
+/** Who an MCP request acts for, as the other routes work it out. */
+export interface McpCaller {
+  tenantId?: string;
+  keyName?: string;
+  userId?: string;
+  requestId: string;
+  depth?: number;
+}
+
+/** What the MCP route shares with the other routes. */
+export interface McpMountSettings {
+  limited: (handler: (c: Context) => Promise<Response>) => (c: Context) => Promise<Response>;
+  maxMessageLength: number;
+  callerOf: (c: Context) => McpCaller;
+  cors?: CorsOptions;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Refuses browser requests from other sites, DNS rebinding included (a page
+ * of evil.example resolved to 127.0.0.1 sends `Origin: http://evil.example`):
+ * a request with an `Origin` passes only when CORS allows that origin, or
+ * when it is this loopback server's own origin. MCP clients that are not
+ * browsers send no `Origin`.
+ */
+function originAllowed(c: Context, cors: CorsOptions | undefined): boolean {
+  const origin = c.req.header('origin');
+  if (origin === undefined) return true;
+  const allowed = cors?.origins;
+  if (allowed === '*' || (Array.isArray(allowed) && allowed.includes(origin))) return true;
+  try {
+    const { host, hostname } = new URL(origin);
+    return host === c.req.header('host') && LOOPBACK.has(hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Adds the MCP route. The module that speaks MCP (and the SDK) loads on the
+ * first MCP request, so that an app without `mcp` never loads them; whether
+ * the SDK is installed is checked now, to fail at startup.
+ */
+export function mountMcp(
+  app: Hono,
+  backend: ServerBackend,
+  options: McpOptions,
+  settings: McpMountSettings,
+): Record<string, readonly string[]> {
+  const { path = '/mcp' } = options;
+  if (!/^(?:\/[A-Za-z0-9._~-]+)+$/.test(path) || path === '/v1' || path.startsWith('/v1/'))
+    throw new ConfigurationError({ message: `mcp.path must be a path such as '/mcp', not '${path}'` });
+  try {
+    createRequire(import.meta.url).resolve('@modelcontextprotocol/sdk/server');
+  } catch (error) {
+    throw new ConfigurationError({
+      message: 'mcp needs the @modelcontextprotocol/sdk package: install it, or turn mcp off',
+      cause: error,
+    });
+  }
+  let endpoint: Promise<import('../mcp/mcp-endpoint.js').McpEndpoint> | undefined;
+  const load = () => {
+    endpoint ??= import('../mcp/mcp-endpoint.js').then(({ createMcpEndpoint }) =>
+      createMcpEndpoint(backend, { maxMessageLength: settings.maxMessageLength, name: backend.name }),
+    );
+    return endpoint;
+  };
+  app.post(
+    path,
+    settings.limited(async (c) => {
+      if (!originAllowed(c, settings.cors))
+        return errorResponse(c, 403, 'forbidden_origin', 'Requests from this origin are not allowed');
+      if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
+      return (await load()).handle(c.req.raw, settings.callerOf(c));
+    }),
+  );
+  // Stateless: no stream to open with GET, no session to end with DELETE (405, as the transport specification allows).
+  return { [path]: ['POST'] };
+}
