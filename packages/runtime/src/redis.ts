@@ -5,9 +5,11 @@
  * a URL connects on its first command.
  * @module
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import {
   createRedisClient,
+  existingClient,
+  type RedisSource,
   type RedisStoreOptions,
   shareOwnership,
 } from './stores/redis/redis-connection.js';
@@ -44,17 +46,21 @@ export interface RedisStores {
 
 /**
  * Creates the Redis stores (sessions, memory, rate limits) over one
- * connection. From a URL or options, they share a new client that the last
- * `close()` quits; a client you pass stays yours to quit.
+ * connection. From a URL, options or a Redis Cluster's nodes, they share a
+ * new client that the last `close()` quits; a client or `Cluster` you pass
+ * stays yours to quit. On a Cluster every script touches the keys of one
+ * session (one hash tag, so one slot).
  *
  * @example
  * ```ts
  * const stores = createRedisStores(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { keyPrefix: 'support:' });
  * const app = new App({ name: 'support', agents, ...stores });
+ * // Redis Cluster: any of its nodes (or an ioredis `Cluster` you made).
+ * createRedisStores(['redis://10.0.0.1:6379', 'redis://10.0.0.2:6379'], { keyPrefix: 'support:' });
  * ```
  */
 export function createRedisStores(
-  source: Redis | string | RedisOptions,
+  source: RedisSource,
   {
     keyPrefix,
     commandTimeoutMs,
@@ -63,11 +69,9 @@ export function createRedisStores(
     maxUpdateAttempts,
   }: RedisStoresOptions = {},
 ): RedisStores {
-  let shared: Redis;
-  if (source instanceof Redis) {
-    shared = source;
-  } else {
-    shared = createRedisClient(source, { commandTimeoutMs });
+  let shared = existingClient(source);
+  if (!shared) {
+    shared = createRedisClient(source as Exclude<RedisSource, Redis | Cluster>, { commandTimeoutMs });
     shareOwnership(shared, 3);
   }
   return {

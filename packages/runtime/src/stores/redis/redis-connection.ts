@@ -1,8 +1,13 @@
 import { ConfigurationError, StoreUnavailableError, SwitchboardError } from '@switchboard/core';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 
-/** Where a Redis store gets its connection: an existing ioredis client, a `redis://` URL, or ioredis options. */
-export type RedisSource = Redis | string | RedisOptions;
+/**
+ * Where a Redis store gets its connection: an existing ioredis client or
+ * `Cluster`, a `redis://` URL, ioredis options, or the nodes of a Redis
+ * Cluster (`['redis://10.0.0.1:6379', …]` or `[{ host, port }, …]`: any
+ * of its nodes, the rest are discovered).
+ */
+export type RedisSource = Redis | Cluster | string | RedisOptions | readonly ClusterNode[];
 
 /** Options shared by the Redis stores. */
 export interface RedisStoreOptions {
@@ -33,7 +38,7 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000;
  * ```
  */
 export function createRedisClient(
-  source: string | RedisOptions,
+  source: string | RedisOptions | readonly ClusterNode[],
   { commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS }: { commandTimeoutMs?: number } = {},
 ): Redis {
   const options: RedisOptions = {
@@ -45,7 +50,32 @@ export function createRedisClient(
     enableAutoPipelining: true,
     retryStrategy: (attempt) => Math.min(attempt * 50, 500),
   };
-  return typeof source === 'string' ? new Redis(source, options) : new Redis({ ...options, ...source });
+  if (Array.isArray(source)) {
+    const { lazyConnect, enableAutoPipelining, retryStrategy, ...nodeOptions } = options;
+    const clusterOptions: ClusterOptions = {
+      lazyConnect,
+      enableAutoPipelining,
+      clusterRetryStrategy: (attempt) => Math.min(attempt * 50, 500),
+      redisOptions: nodeOptions,
+    };
+    // A Cluster offers the same command methods as a single client; the stores use it as one.
+    return new Cluster([...source], clusterOptions) as unknown as Redis;
+  }
+  return typeof source === 'string'
+    ? new Redis(source, options)
+    : new Redis({ ...options, ...(source as RedisOptions) });
+}
+
+/** True for an ioredis `Cluster` (which the stores otherwise use like a single client). */
+export function isCluster(client: Redis | Cluster): boolean {
+  return (client as { isCluster?: boolean }).isCluster === true;
+}
+
+/** An existing client or Cluster given as a source, typed as the client the stores use. */
+export function existingClient(source: RedisSource): Redis | undefined {
+  if (source instanceof Redis) return source;
+  if (source instanceof Cluster) return source as unknown as Redis;
+  return undefined;
 }
 
 /** The clients stores created (or were handed by `createRedisStores`), with how many stores still use each. */
@@ -77,10 +107,13 @@ export class RedisConnection {
     { commandTimeoutMs = DEFAULT_COMMAND_TIMEOUT_MS }: { commandTimeoutMs?: number } = {},
   ) {
     this.#timeoutMs = commandTimeoutMs;
-    if (source instanceof Redis) {
-      this.client = source;
+    const existing = existingClient(source);
+    if (existing) {
+      this.client = existing;
     } else {
-      this.client = createRedisClient(source, { commandTimeoutMs });
+      this.client = createRedisClient(source as string | RedisOptions | readonly ClusterNode[], {
+        commandTimeoutMs,
+      });
       shareOwnership(this.client, 1);
     }
     this.#owned = ownedClients.has(this.client);
@@ -108,6 +141,7 @@ export class RedisConnection {
 
   /** Where Redis is, for error messages. */
   get address(): string {
+    if (isCluster(this.client)) return 'the Redis Cluster';
     const { host, port, path } = this.client.options;
     return path ?? `${host ?? '127.0.0.1'}:${port ?? 6379}`;
   }

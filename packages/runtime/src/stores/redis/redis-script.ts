@@ -29,6 +29,13 @@ export class RedisScript {
   /** Runs the script with `keys` as KEYS and `args` as ARGV. */
   run(client: Redis, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
     const socket: object | undefined = client.stream;
+    if (socket === undefined && (client as { isCluster?: boolean }).isCluster) {
+      // A Cluster has a connection per node: send the hash, and the script to a node that lacks it.
+      return client.evalsha(this.#sha, keys.length, ...keys, ...args).catch((error: unknown) => {
+        if (!isNoScriptError(error)) throw error;
+        return client.eval(this.#lua, keys.length, ...keys, ...args);
+      });
+    }
     if (socket === undefined || !this.#loaded.has(socket)) {
       if (socket !== undefined) this.#loaded.add(socket);
       return client.eval(this.#lua, keys.length, ...keys, ...args);

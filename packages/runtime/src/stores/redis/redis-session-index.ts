@@ -70,11 +70,13 @@ export class RedisSessionIndex {
       const wanted = limit + 1 - sessions.length;
       const candidates = await this.#entriesAfter(index, after, wanted);
       if (candidates.length === 0) return { sessions };
-      const counts = await this.#connection.run('count the messages of sessions', (client) => {
-        const batch = client.pipeline();
-        for (const [sessionId] of candidates) batch.llen(sessionKeys(this.#keyPrefix, sessionId).messages);
-        return execResults(batch);
-      });
+      // One command per session in the same tick (one write with auto-pipelining), not a pipeline: on a
+      // Cluster the sessions live in different slots.
+      const counts = await this.#connection.run('count the messages of sessions', (client) =>
+        Promise.all(
+          candidates.map(([sessionId]) => client.llen(sessionKeys(this.#keyPrefix, sessionId).messages)),
+        ),
+      );
       const stale: string[] = [];
       for (const [position, [sessionId, score]] of candidates.entries()) {
         const messageCount = Number(counts[position]);

@@ -14,7 +14,6 @@ import type {
   SessionListPage,
   SessionStore,
 } from '../session-store.js';
-import { execResults } from './exec-results.js';
 import { APPEND_SESSION, OPEN_TURN, READ_PAGE } from './lua-scripts.js';
 import {
   decodeList,
@@ -286,10 +285,10 @@ export class RedisSessionStore implements SessionStore {
   async delete(sessionId: string, { tenant }: { tenant?: string } = {}): Promise<boolean> {
     const { messages, turns, requests } = this.#keys(sessionId);
     this.#windows.forget(messages);
+    // Two commands in the same tick (one write with auto-pipelining), not a pipeline: the index has its own
+    // hash tag, so on a Cluster it may live on another node.
     const [deleted] = await this.#connection.run('delete a session', (client) =>
-      execResults(
-        client.pipeline().del(messages, turns, requests).zrem(this.#index.keyOf(tenant), sessionId),
-      ),
+      Promise.all([client.del(messages, turns, requests), client.zrem(this.#index.keyOf(tenant), sessionId)]),
     );
     return Number(deleted) > 0;
   }
