@@ -41,7 +41,7 @@ const echo = defineAgent({
 describe('Switchboard on a Redis Cluster', () => {
   it('spreads sessions over the nodes and serves each from any replica', async () => {
     const keyPrefix = prefix();
-    const client = new Cluster(cluster.nodes, { lazyConnect: true, enableAutoPipelining: true });
+    const client = new Cluster([...cluster.nodes], { lazyConnect: true, enableAutoPipelining: true });
     // Two replicas: one from the nodes, one from an ioredis Cluster of the caller's.
     const replicas = [
       new App({
