@@ -18,6 +18,11 @@ import { RedisRateLimiter } from './stores/redis/redis-rate-limiter.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
 
 export {
+  type MigrateSessionMemoryOptions,
+  type MigrateSessionMemoryResult,
+  migrateSessionMemory,
+} from './stores/redis/migrate-session-memory.js';
+export {
   createRedisClient,
   type RedisSource,
   type RedisStoreOptions,

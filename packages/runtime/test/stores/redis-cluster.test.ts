@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import { App } from '../../src/app.js';
 import { createRedisStores, RedisMemoryStore, RedisSessionStore } from '../../src/redis.js';
+import { memoryNamespace } from '../../src/stores/memory-binding.js';
+import { memoryKeys, sessionKeys } from '../../src/stores/redis/redis-keys.js';
+import { sessionStoreId } from '../../src/stores/tenant-sessions.js';
 import { relay, ScriptedOrchestrator } from '../support/app-fixtures.js';
 import { startTestCluster, type TestCluster } from '../support/redis-cluster.js';
 import { describeMemoryStoreContract } from './memory-store.contract.js';
@@ -39,6 +42,20 @@ const echo = defineAgent({
 });
 
 describe('Switchboard on a Redis Cluster', () => {
+  it("keeps a session's memory in its session's slot, with or without a tenant", async () => {
+    const keyPrefix = prefix();
+    for (const tenantId of [undefined, 'acme:eu']) {
+      const session = sessionKeys(keyPrefix, sessionStoreId('ses:1', tenantId));
+      const memory = memoryKeys(keyPrefix, memoryNamespace('session', { sessionId: 'ses:1', tenantId }));
+      const slots = await Promise.all(
+        [session.messages, session.lease, memory.index, `${memory.valuePrefix}cart`, memory.renewable].map(
+          (key) => cluster.admin.cluster('KEYSLOT', key),
+        ),
+      );
+      expect(new Set(slots).size).toBe(1);
+    }
+  });
+
   it('spreads sessions over the nodes and serves each from any replica', async () => {
     const keyPrefix = prefix();
     const client = new Cluster([...cluster.nodes], { lazyConnect: true, enableAutoPipelining: true });

@@ -243,20 +243,21 @@ return 1
 `);
 
 /**
- * Makes every renewable key of a namespace expire `ttl` from now, forgetting
- * those that are gone, and keeps the index and the renewable set alive as
- * long. Returns how many values were extended.
+ * Makes the given renewable keys of a namespace expire `ttl` from now,
+ * forgetting those that are gone, and keeps the index and the renewable set
+ * alive as long. Returns how many values were extended. The caller reads
+ * the renewable set first, so that the script declares every key it touches.
  *
- * KEYS: index, renewable set. ARGV: value key prefix, ttl ms.
+ * KEYS: index, renewable set, value keys…. ARGV: ttl ms, members… (aligned with the value keys).
  */
 export const TOUCH_MEMORY = new RedisScript(`
-local ttl = tonumber(ARGV[2])
+local ttl = tonumber(ARGV[1])
 local touched = 0
-for _, member in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  if redis.call('PEXPIRE', ARGV[1] .. member, ttl) == 1 then
+for i = 3, #KEYS do
+  if redis.call('PEXPIRE', KEYS[i], ttl) == 1 then
     touched = touched + 1
   else
-    redis.call('SREM', KEYS[2], member)
+    redis.call('SREM', KEYS[2], ARGV[i - 1])
   end
 end
 if touched > 0 then
@@ -267,18 +268,20 @@ end
 return touched
 `);
 
-/** Deletes every key listed in a namespace index, then the index and the renewable set. KEYS: index, renewable set. ARGV: value key prefix. */
+/**
+ * Deletes the given value keys of a namespace and their index entries; once
+ * the index is empty, deletes it and the renewable set. Returns how many
+ * entries the index still holds (written meanwhile: the caller goes again).
+ *
+ * KEYS: index, renewable set, value keys…. ARGV: members… (aligned with the value keys).
+ */
 export const CLEAR_MEMORY = new RedisScript(`
-local members = redis.call('SMEMBERS', KEYS[1])
-local batch = {}
-for _, member in ipairs(members) do
-  batch[#batch + 1] = ARGV[1] .. member
-  if #batch == 500 then
-    redis.call('UNLINK', unpack(batch))
-    batch = {}
-  end
+for i = 3, #KEYS do
+  redis.call('UNLINK', KEYS[i])
+  redis.call('SREM', KEYS[1], ARGV[i - 2])
+  redis.call('SREM', KEYS[2], ARGV[i - 2])
 end
-if #batch > 0 then redis.call('UNLINK', unpack(batch)) end
-redis.call('UNLINK', KEYS[1], KEYS[2])
-return #members
+local left = redis.call('SCARD', KEYS[1])
+if left == 0 then redis.call('UNLINK', KEYS[1], KEYS[2]) end
+return left
 `);

@@ -48,8 +48,34 @@ export interface MemoryKeys {
   renewable: string;
 }
 
-/** The keys of one memory namespace under `prefix`. */
+/** The namespace of a session's memory (`memoryNamespace`): `session:<id>`, or `tenant:<tenant>:session:<id>`. */
+const SESSION_NAMESPACE = /^(?:tenant:(.*?):)?session:(.+)$/s;
+
+/**
+ * The keys of one memory namespace under `prefix`. A session's memory lives
+ * beside the session's own keys, under the same hash tag (so on a Redis
+ * Cluster in the same slot, and on the same node): `<prefix>session:{<id>}:memory`.
+ * Other namespaces have a tag of their own: `<prefix>memory:{<namespace>}`.
+ * (A tenant id holding `:session:` may parse differently, which only moves
+ * its sessions' memory to a tag of its own: keys stay distinct.)
+ */
 export function memoryKeys(prefix: string, namespace: string): MemoryKeys {
+  const session = SESSION_NAMESPACE.exec(namespace);
+  if (session) {
+    const [, tenant, sessionId = ''] = session;
+    const storeId = tenant === undefined ? sessionId : `${encodeURIComponent(tenant)}/${sessionId}`;
+    const index = `${prefix}session:{${encodeURIComponent(storeId)}}:memory`;
+    return { index, valuePrefix: `${index}:`, renewable: `${index}-renewable` };
+  }
+  return legacyMemoryKeys(prefix, namespace);
+}
+
+/**
+ * The keys of a memory namespace as versions before 0.2 laid them out (and
+ * as non-session namespaces still are): `<prefix>memory:{<namespace>}`. See
+ * `migrateSessionMemory`.
+ */
+export function legacyMemoryKeys(prefix: string, namespace: string): MemoryKeys {
   const tag = `{${encodeURIComponent(namespace)}}`;
   const index = `${prefix}memory:${tag}`;
   // Outside the value-key space (`${index}:…`), so no memory key can collide with it.

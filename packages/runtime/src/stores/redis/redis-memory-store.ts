@@ -7,6 +7,11 @@ import { decodeRecord, MemoryRecordSchema, RECORD_VERSION } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { memoryKeys } from './redis-keys.js';
 
+/** The most value keys one clear or touch script declares. */
+const KEYS_PER_SCRIPT = 500;
+/** How many times `clear` reads the index again when values were written while it cleared. */
+const MAX_CLEAR_ROUNDS = 10;
+
 /** Options of {@link RedisMemoryStore}. */
 export interface RedisMemoryStoreOptions extends RedisStoreOptions {
   /** How many times `update` retries after losing a race to another process (default 100). */
@@ -141,20 +146,51 @@ export class RedisMemoryStore implements MemoryStore {
     });
   }
 
-  /** Deletes every value of the namespace, in one script call. */
+  /**
+   * Deletes every value of the namespace: reads its index, then deletes what
+   * it lists in one script call (which declares every key), in batches of
+   * {@link KEYS_PER_SCRIPT}; values written meanwhile are deleted by another round.
+   */
   async clear(namespace: string): Promise<void> {
     const { index, valuePrefix, renewable } = memoryKeys(this.#keyPrefix, namespace);
-    await this.#connection.run('clear memory', (client) =>
-      CLEAR_MEMORY.run(client, [index, renewable], [valuePrefix]),
-    );
+    for (let round = 0; round < MAX_CLEAR_ROUNDS; round++) {
+      const members = await this.#connection.run('clear memory', (client) => client.smembers(index));
+      let left = 0;
+      for (let start = 0; start === 0 || start < members.length; start += KEYS_PER_SCRIPT) {
+        const batch = members.slice(start, start + KEYS_PER_SCRIPT);
+        left = Number(
+          await this.#connection.run('clear memory', (client) =>
+            CLEAR_MEMORY.run(
+              client,
+              [index, renewable, ...batch.map((member) => valuePrefix + member)],
+              batch,
+            ),
+          ),
+        );
+      }
+      if (left === 0) return;
+    }
   }
 
-  /** Makes the namespace's renewable values expire `ttlSeconds` from now, in one script call. */
+  /**
+   * Makes the namespace's renewable values expire `ttlSeconds` from now: reads
+   * the renewable set, then extends what it lists in one script call (which
+   * declares every key). Two round trips; the runtime does not wait for them.
+   */
   async touch(namespace: string, ttlSeconds: number): Promise<void> {
     const { index, valuePrefix, renewable } = memoryKeys(this.#keyPrefix, namespace);
-    await this.#connection.run('extend memory', (client) =>
-      TOUCH_MEMORY.run(client, [index, renewable], [valuePrefix, Math.round(ttlSeconds * 1000)]),
-    );
+    const members = await this.#connection.run('extend memory', (client) => client.smembers(renewable));
+    const ttlMs = Math.round(ttlSeconds * 1000);
+    for (let start = 0; start < members.length; start += KEYS_PER_SCRIPT) {
+      const batch = members.slice(start, start + KEYS_PER_SCRIPT);
+      await this.#connection.run('extend memory', (client) =>
+        TOUCH_MEMORY.run(
+          client,
+          [index, renewable, ...batch.map((member) => valuePrefix + member)],
+          [ttlMs, ...batch],
+        ),
+      );
+    }
   }
 
   /** Throws `StoreUnavailableError` unless Redis answers. */
