@@ -28,6 +28,11 @@ export async function compileServer(script: string): Promise<string> {
           builder.onResolve({ filter: /^[^./]/ }, (args) =>
             args.path.startsWith('@switchboard/') ? undefined : { path: args.path, external: true },
           );
+          // A workspace module imported lazily (the A2A endpoint) stays out of the bundle: bundled, its optional
+          // peer dependencies (not installed in bench/) would be imported at start-up. No bench loads it.
+          builder.onResolve({ filter: /^\./ }, (args) =>
+            args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined,
+          );
         },
       },
     ],

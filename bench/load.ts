@@ -8,6 +8,8 @@ export interface LoadResult {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Every request's latency in ms, sorted (to merge several runs' percentiles). */
+  sortedLatenciesMs: Float64Array;
 }
 
 /** Options of {@link runLoad}. */
@@ -19,11 +21,12 @@ export interface LoadOptions {
   seconds: number;
   /** Hard cap on the number of requests, whatever the time. */
   maxRequests: number;
-  /** Builds the JSON body of request number `index`. */
-  body: (index: number) => string;
+  /** Builds the JSON body of request number `index`, sent by connection `worker` (0 to `concurrency` - 1). */
+  body: (index: number, worker: number) => string;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+/** The `p`th percentile of sorted values (NaN when there are none). */
+export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
@@ -50,9 +53,9 @@ export async function runLoad({
   const started = performance.now();
   const deadline = started + seconds * 1000;
 
-  const one = (index: number) =>
+  const one = (index: number, worker: number) =>
     new Promise<void>((resolve) => {
-      const payload = body(index);
+      const payload = body(index, worker);
       const t0 = performance.now();
       const req = request(
         {
@@ -79,8 +82,8 @@ export async function runLoad({
       req.end(payload);
     });
 
-  const worker = async () => {
-    while (sent < maxRequests && performance.now() < deadline) await one(sent++);
+  const worker = async (_: unknown, number: number) => {
+    while (sent < maxRequests && performance.now() < deadline) await one(sent++, number);
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
@@ -93,5 +96,6 @@ export async function runLoad({
     requestsPerSecond: completed / elapsed,
     p50Ms: percentile(sorted, 50),
     p99Ms: percentile(sorted, 99),
+    sortedLatenciesMs: sorted,
   };
 }

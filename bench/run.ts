@@ -2,11 +2,17 @@
 // bounded in time and count. Each server runs in its own process; the load generator runs here.
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
-//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn, fanout (default all that can run)
+//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn, fanout, churn, history (default all)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
+//   BENCH_CHURN_TURNS (default 45000)  turns a side of the churn variant's in-process CPU measurement (bench/churn.ts)
+//   BENCH_CHURN_SESSIONS (default 5000)  idle 3-turn sessions of its heap-per-session measurement
+//   BENCH_CHURN_REDIS_SESSIONS (default 500)  3-turn sessions of its Redis-bytes-per-session measurement
+//   BENCH_HISTORY_MESSAGES (default 10000), BENCH_HISTORY_TURNS (default 4000)  the history variant
+//     (bench/history-flatness.ts): a turn on a session of that many messages against a 10-message one
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { runChurnBench, runHistoryBench } from './churn-report.js';
 import { compileServer } from './compile.js';
 import { type FanOutResult, printFanOut } from './fan-out-report.js';
 import { type LoadResult, runLoad } from './load.js';
@@ -40,7 +46,8 @@ const VARIANTS: Variant[] = [
   { name: 'traced', script: 'servers/switchboard.ts', env: { BENCH_TRACING: '1', BENCH_OTLP_URL: sinkUrl } },
 ];
 const wanted = (
-  process.env.BENCH_VARIANTS ?? [...VARIANTS.map((v) => v.name), 'turn', 'fanout'].join(',')
+  process.env.BENCH_VARIANTS ??
+  [...VARIANTS.map((v) => v.name), 'turn', 'fanout', 'churn', 'history'].join(',')
 ).split(',');
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
@@ -187,3 +194,5 @@ if (turnCosts.length > 0) {
 }
 
 if (fanOut && !printFanOut(fanOut)) process.exitCode = 1;
+if (wanted.includes('churn')) await runChurnBench({ seconds, concurrency });
+if (wanted.includes('history')) await runHistoryBench();

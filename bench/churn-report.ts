@@ -1,0 +1,148 @@
+// Runs the churn and history-flatness measurements for bench/run.ts and prints them, each target with its
+// measured ratio and PASS or MISS. Ratios within one run only, never absolute times.
+import { fork } from 'node:child_process';
+import type { ChurnResult } from './churn.js';
+import { type ChurnHttpResult, measureChurnHttp } from './churn-http.js';
+import { compileServer } from './compile.js';
+import type { FlatnessResult } from './history-flatness.js';
+
+const fmt = (n: number | undefined, digits = 1) =>
+  n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
+
+/** Prints one target line; returns whether it was met. */
+function target(
+  label: string,
+  measured: number | undefined,
+  bound: number,
+  atMost: boolean,
+  note = '',
+): void {
+  const met = measured !== undefined && (atMost ? measured <= bound : measured >= bound);
+  const verdict = measured === undefined ? 'n/a ' : met ? 'PASS' : 'MISS';
+  console.log(
+    `${verdict}  ${label.padEnd(46)} ${fmt(measured, 2).padStart(8)}  (target ${atMost ? '≤' : '≥'} ${bound})${note}`,
+  );
+}
+
+/** Runs a compiled bench script in a child process and returns the `key` of the message it sends. */
+async function runChild<T>(script: string, key: string, execArgv: string[] = []): Promise<T> {
+  const child = fork(await compileServer(script), {
+    execArgv,
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    return await new Promise<T>((resolve, reject) => {
+      child.once('message', (message: Record<string, T>) => resolve(message[key] as T));
+      child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}`)));
+    });
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+/** The churn variant: in process (CPU, heap, Redis bytes) then over HTTP, printed with its targets. */
+export async function runChurnBench({ seconds, concurrency }: { seconds: number; concurrency: number }) {
+  const inProcess = await runChild<ChurnResult>('churn.ts', 'result', ['--expose-gc']);
+  const http = await measureChurnHttp({ seconds, concurrency });
+  printChurn(inProcess, http, { seconds, concurrency });
+}
+
+function printChurn(
+  result: ChurnResult,
+  http: ChurnHttpResult[],
+  { seconds, concurrency }: { seconds: number; concurrency: number },
+): void {
+  const { cpuMicrosPerTurn: cpu, heapBytesPerSession: heap, redis } = result;
+  console.log(
+    `\nChurn: a new session every 3 turns, three async agents, keyword routing (${result.turns} turns a side)\n`,
+  );
+  console.log('                            switchboard  hand-written  ratio');
+  const row = (label: string, a: number | undefined, b: number | undefined, digits = 1) =>
+    console.log(
+      `${label.padEnd(27)} ${fmt(a, digits).padStart(11)}  ${fmt(b, digits).padStart(12)}  ${fmt(a !== undefined && b !== undefined ? a / b : undefined, 2).padStart(5)}×`,
+    );
+  row('cpu µs/turn (in process)', cpu?.switchboard, cpu?.baseline);
+  if (cpu?.agents !== undefined) {
+    const agents = cpu.agents;
+    console.log(`  of which the agents alone: ${fmt(agents)} µs/turn`);
+    row('  cpu µs/turn beyond agents', cpu.switchboard - agents, cpu.baseline - agents);
+  }
+  row(`heap B/idle session (${heap?.sessions ?? '-'})`, heap?.switchboard, heap?.baseline, 0);
+  row(
+    `redis B/session (${redis?.switchboard.sessions ?? '-'})`,
+    redis?.switchboard.bytesPerSession,
+    redis?.baseline.bytesPerSession,
+    0,
+  );
+  if (redis) {
+    const kinds = Object.entries(redis.switchboard.byKind).map(([kind, bytes]) => `${kind} ${fmt(bytes, 0)}`);
+    console.log(
+      `  switchboard redis bytes by key: ${kinds.join(', ')}; keys/session ${fmt(redis.switchboard.keysPerSession, 2)}`,
+    );
+  }
+  if (result.redisError) console.log(`  redis skipped: ${result.redisError}`);
+  console.log(`\nPOST /v1/chat under churn, ${concurrency} connections, ${seconds}s per server (loopback)\n`);
+  console.log('server        req/s     p50 ms  p99 ms  p99/p50  cpu µs/req  rss MB  errors');
+  for (const r of http) {
+    console.log(
+      `${r.name.padEnd(11)} ${fmt(r.requestsPerSecond, 0).padStart(7)}  ${fmt(r.p50Ms, 2).padStart(7)}  ${fmt(r.p99Ms, 2).padStart(6)}  ${fmt(r.p99Ms / r.p50Ms, 1).padStart(7)}  ${fmt(r.cpuMicrosPerRequest, 0).padStart(10)}  ${fmt(r.rssMb, 0).padStart(6)}  ${String(r.errors).padStart(6)}`,
+    );
+  }
+  const byName = new Map(http.map((r) => [r.name, r]));
+  const hono = byName.get('hono');
+  const switchboard = byName.get('switchboard');
+  const baseline = byName.get('baseline');
+  console.log('');
+  target('cpu per turn, switchboard ÷ hand-written', cpu && cpu.switchboard / cpu.baseline, 5, true);
+  target(
+    'heap per idle 3-turn session, KiB',
+    heap && heap.switchboard / 1024,
+    2,
+    true,
+    `  (hand-written ${fmt(heap && heap.baseline / 1024, 2)} KiB)`,
+  );
+  target(
+    'redis per 3-turn session, KB',
+    redis && redis.switchboard.bytesPerSession / 1000,
+    2.5,
+    true,
+    `  (hand-written ${fmt(redis && redis.baseline.bytesPerSession / 1000, 2)} KB)`,
+  );
+  target(
+    'p99 ÷ p50 over HTTP under churn',
+    switchboard && switchboard.p99Ms / switchboard.p50Ms,
+    10,
+    true,
+    `  (hand-written ${fmt(baseline && baseline.p99Ms / baseline.p50Ms, 1)})`,
+  );
+  console.log(
+    `info  req/s ÷ bare hono: switchboard ${fmt(switchboard && hono && switchboard.requestsPerSecond / hono.requestsPerSecond, 2)}, hand-written ${fmt(baseline && hono && baseline.requestsPerSecond / hono.requestsPerSecond, 2)}`,
+  );
+}
+
+/** The history variant: a turn on a 10 000-message session against a 10-message one, in memory and on Redis. */
+export async function runHistoryBench(): Promise<void> {
+  const { results, redisError } = await runChild<{ results: FlatnessResult[]; redisError?: string }>(
+    'history-flatness.ts',
+    'flatness',
+  );
+  console.log(
+    `\nHistory: a turn on a ${results[0]?.messages ?? '-'}-message session against a 10-message one\n`,
+  );
+  console.log('store   turns  big cpu µs  small cpu µs  big wall µs  small wall µs');
+  for (const r of results)
+    console.log(
+      `${r.store.padEnd(6)} ${String(r.turns).padStart(6)}  ${fmt(r.big.cpuMicros).padStart(10)}  ${fmt(r.small.cpuMicros).padStart(12)}  ${fmt(r.big.wallMicros).padStart(11)}  ${fmt(r.small.wallMicros).padStart(13)}`,
+    );
+  if (redisError) console.log(`  redis skipped: ${redisError}`);
+  console.log('');
+  for (const r of results) {
+    // In memory the turn is CPU; on Redis the server's work shows in the wall time, so that is the one compared.
+    const [measured, kind] =
+      r.store === 'memory'
+        ? [r.big.cpuMicros / r.small.cpuMicros, 'cpu']
+        : [r.big.wallMicros / r.small.wallMicros, 'wall'];
+    target(`turn on big ÷ small session, ${r.store} (${kind})`, measured, 1.2, true);
+  }
+}

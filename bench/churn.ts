@@ -1,0 +1,151 @@
+// The churn bench in process (no HTTP): Switchboard's keyword turn (App.chat, in memory, untraced) against the
+// hand-written turn of bench/baseline-turn.ts, on traffic that looks like traffic: a new session every 3 turns,
+// agents that await. Run compiled in a child process by bench/run.ts (`--expose-gc`), which prints the
+// results it sends over IPC; run alone it prints them as JSON.
+//   BENCH_CHURN_TURNS (default 45000)    turns of each side for CPU per turn, in interleaved blocks
+//   BENCH_CHURN_SESSIONS (default 5000)   idle 3-turn sessions created for heap per session
+//   BENCH_CHURN_REDIS_SESSIONS (default 500)  3-turn sessions written to Redis for bytes per session
+//   BENCH_CHURN_PARTS (default cpu,heap,redis)  which measurements to run; `switchboard-cpu` runs only
+//     Switchboard's side of `cpu` (for `node --cpu-prof`; see bench/profile-summary.ts)
+//   BENCH_CHURN_SNAPSHOT  a directory: write heap snapshots before and after the idle sessions there
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
+import { type BaselineTurn, createBaselineTurn } from './baseline-turn.js';
+import { measureRedisFootprint, type RedisFootprint } from './churn-redis.js';
+import {
+  AGENT_WORK,
+  churnApp,
+  churnMessage,
+  churnSession,
+  KEYWORDS,
+  TURNS_PER_SESSION,
+} from './churn-workload.js';
+
+/** What the in-process churn measurements found, for bench/run.ts to print. */
+export interface ChurnResult {
+  turns: number;
+  /** `agents`: the three agents alone, called the same way: the floor under both sides. */
+  cpuMicrosPerTurn?: { switchboard: number; baseline: number; agents?: number };
+  heapBytesPerSession?: { switchboard: number; baseline: number; sessions: number };
+  redis?: { switchboard: RedisFootprint; baseline: RedisFootprint };
+  redisError?: string;
+}
+
+type Turn = (sessionId: string, message: string) => Promise<unknown>;
+
+const BLOCK = 10_000;
+
+function switchboardTurn(): { turn: Turn; close: () => Promise<void> } {
+  const app = churnApp();
+  return {
+    turn: async (sessionId, message) => {
+      const result = await app.chat({ sessionId, message });
+      if (result.status !== 'completed') throw new Error(`churn turn ended ${result.status}`);
+    },
+    close: () => app.close(),
+  };
+}
+
+/** Runs turns `from`..`to` of the workload on `turn` and returns the CPU µs they took. */
+async function cpuOf(turn: Turn, prefix: string, from: number, to: number): Promise<number> {
+  const before = process.cpuUsage();
+  for (let index = from; index < to; index++) await turn(churnSession(prefix, index), churnMessage(index));
+  const used = process.cpuUsage(before);
+  return used.user + used.system;
+}
+
+/**
+ * CPU per turn of both sides over `turns` turns each, in alternating blocks so
+ * that a noisy neighbour on the machine hits both alike. Each side keeps its
+ * sessions (up to the in-memory cap), so its heap grows as under real churn.
+ */
+async function measureCpu(turns: number): Promise<{ switchboard: number; baseline: number; agents: number }> {
+  const switchboard = switchboardTurn();
+  const baseline: BaselineTurn = createBaselineTurn();
+  const warmUp = 6_000;
+  await cpuOf(baseline, 'warm', 0, warmUp);
+  await cpuOf(switchboard.turn, 'warm', 0, warmUp);
+  // The same agent each turn as the routed sides call, picked by the keyword the message names.
+  const agentsAlone: Turn = (_, message) =>
+    AGENT_WORK[KEYWORDS.find((keyword) => message.includes(keyword)) ?? 'billing'](message);
+  await cpuOf(agentsAlone, 'warm', 0, warmUp);
+  let switchboardMicros = 0;
+  let baselineMicros = 0;
+  let agentsMicros = 0;
+  for (let from = 0; from < turns; from += BLOCK) {
+    const to = Math.min(turns, from + BLOCK);
+    baselineMicros += await cpuOf(baseline, 'cpu', from, to);
+    switchboardMicros += await cpuOf(switchboard.turn, 'cpu', from, to);
+    agentsMicros += await cpuOf(agentsAlone, 'cpu', from, to);
+  }
+  await switchboard.close();
+  return {
+    switchboard: switchboardMicros / turns,
+    baseline: baselineMicros / turns,
+    agents: agentsMicros / turns,
+  };
+}
+
+function heapUsedAfterGc(): number {
+  globalThis.gc?.();
+  globalThis.gc?.();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Heap bytes one idle 3-turn session keeps: heap after `sessions` sessions minus heap before, over `sessions`. */
+async function heapPerSession(turn: Turn, sessions: number, snapshotPrefix?: string): Promise<number> {
+  // A few sessions first, so that lazily built state (compiled code, caches) is not counted.
+  for (let index = 0; index < 30; index++) await turn(churnSession('heap-warm', index), churnMessage(index));
+  if (snapshotPrefix) writeHeapSnapshot(`${snapshotPrefix}-before.heapsnapshot`);
+  const before = heapUsedAfterGc();
+  for (let index = 0; index < sessions * TURNS_PER_SESSION; index++)
+    await turn(churnSession('heap', index), churnMessage(index));
+  const after = heapUsedAfterGc();
+  if (snapshotPrefix) writeHeapSnapshot(`${snapshotPrefix}-after.heapsnapshot`);
+  return (after - before) / sessions;
+}
+
+async function measureHeap(sessions: number, snapshotDir?: string) {
+  const baseline = await heapPerSession(
+    createBaselineTurn(),
+    sessions,
+    snapshotDir && join(snapshotDir, 'baseline'),
+  );
+  const switchboard = switchboardTurn();
+  const result = await heapPerSession(
+    switchboard.turn,
+    sessions,
+    snapshotDir && join(snapshotDir, 'switchboard'),
+  );
+  await switchboard.close();
+  return { switchboard: result, baseline, sessions };
+}
+
+const turns = Number(process.env.BENCH_CHURN_TURNS ?? 45_000);
+const sessions = Number(process.env.BENCH_CHURN_SESSIONS ?? 5_000);
+const redisSessions = Number(process.env.BENCH_CHURN_REDIS_SESSIONS ?? 500);
+const parts = (process.env.BENCH_CHURN_PARTS ?? 'cpu,heap,redis').split(',');
+if (!globalThis.gc && parts.includes('heap')) throw new Error('heap per session needs node --expose-gc');
+
+const result: ChurnResult = { turns };
+if (parts.includes('cpu')) result.cpuMicrosPerTurn = await measureCpu(turns);
+if (parts.includes('switchboard-cpu')) {
+  const switchboard = switchboardTurn();
+  const micros = await cpuOf(switchboard.turn, 'cpu', 0, turns);
+  await switchboard.close();
+  result.cpuMicrosPerTurn = { switchboard: micros / turns, baseline: Number.NaN };
+}
+if (parts.includes('heap'))
+  result.heapBytesPerSession = await measureHeap(sessions, process.env.BENCH_CHURN_SNAPSHOT);
+if (parts.includes('redis')) {
+  try {
+    result.redis = await measureRedisFootprint(
+      process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      redisSessions,
+    );
+  } catch (error) {
+    result.redisError = (error as Error).message;
+  }
+}
+if (process.send) process.send({ result });
+else console.log(JSON.stringify(result, null, 2));
