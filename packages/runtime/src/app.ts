@@ -135,6 +135,7 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   /**
    * Serves the orchestrator over the Model Context Protocol at `POST /mcp`
    * (or `mcp.path`): a `chat` tool that runs a turn like `POST /v1/chat`,
+   * and, with `mcp.exposeAgents`, a tool per agent that calls it directly,
    * behind `auth` like every route. Needs `@modelcontextprotocol/sdk` (an
    * optional peer dependency). Off by default. See {@link McpOptions}.
    */

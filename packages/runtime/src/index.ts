@@ -71,6 +71,7 @@ export type {
   ApprovalResolution,
   CancelRequest,
   ConcurrencyPolicy,
+  DirectCall,
   TurnOptions,
   TurnRequest,
   TurnResult,

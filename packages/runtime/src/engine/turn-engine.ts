@@ -60,6 +60,7 @@ export type {
   ApprovalResolution,
   CancelRequest,
   ConcurrencyPolicy,
+  DirectCall,
   TurnOptions,
   TurnRequest,
   TurnResult,
@@ -470,6 +471,7 @@ export class TurnEngine {
       },
     );
     turn.limits = limits;
+    if (request.directCall) turn.direct = request.directCall;
     // In the same tick as the turn's first store call: with Redis, one round trip carries both.
     this.#memoryRenewal?.renew(
       memoryNamespace('session', { sessionId, userId, tenantId }),

@@ -49,6 +49,7 @@ import {
 } from '../turns/turn-record.js';
 import { isPausedCall, orchestratorReply, type PausedCall, runAgentCall } from './agent-runner.js';
 import { type ApprovalGate, refusalMessage, verdictFor, withdraw } from './approvals.js';
+import { directDecision } from './direct-call.js';
 import { FanIn } from './fan-in.js';
 import { type GuardOutcome, Guards } from './guards.js';
 import type { Profiles } from './profiles.js';
@@ -472,9 +473,11 @@ export class TurnLoop {
       let decision: Decision;
       try {
         const pending =
-          decisionContext === turnContext
-            ? orchestrator.decide(conversation)
-            : otelContext.with(decisionContext, orchestrator.decide, orchestrator, conversation);
+          turn.direct !== undefined
+            ? directDecision(turn.direct, conversation)
+            : decisionContext === turnContext
+              ? orchestrator.decide(conversation)
+              : otelContext.with(decisionContext, orchestrator.decide, orchestrator, conversation);
         // Not raced against a stop: the orchestrator gets the turn's signal (RequestContext.signal) to give up
         // its own work, and the stop is noticed as soon as it answers. Racing cost two promises per decision.
         decision = validateDecision(isPromiseLike(pending) ? yield pending : pending, conversation.agents);

@@ -20,10 +20,12 @@ import type {
   TurnRecord,
   TurnStatus,
 } from '../turns/turn-record.js';
+import { directCallOf } from './direct-call.js';
 import type { TurnEvent } from './events.js';
 import { isoNow } from './timestamp.js';
 import type { RequestTraceLabels } from './trace-labels.js';
 import type { TurnControl } from './turn-control.js';
+import type { DirectCall } from './turn-types.js';
 
 /**
  * What an orchestrator records during one decision (see `StepRecorder`):
@@ -134,6 +136,8 @@ export class TurnState {
   limits: TurnLimits | undefined;
   /** Set when the turn's answer waits for (or was given) a person's approval: that approval's id. */
   answerApprovalId: string | undefined;
+  /** Set when the request named the agent to call: the orchestrator is not asked (see `TurnRequest.directCall`). */
+  direct: DirectCall | undefined;
   /** Calls a `toolInput` guardrail blocked in this process, by call id: they reply with the refusal, never run. */
   blockedCalls: Map<string, GuardrailBlockedError> | undefined;
   /** Set once a write was sent: a store failure after it leaves the outcome unknown. */
@@ -270,6 +274,7 @@ export class TurnState {
     const escalated = record.steps.find(
       (step) => step.label === 'review' && step.annotations?.verdict === 'escalate',
     );
+    state.direct = directCallOf(record.steps);
     if (escalated) state.escalation = String(escalated.annotations?.reason ?? 'a review escalated');
     const final = record.steps.at(-1);
     if (final?.kind === 'answer' && final.calls[0]?.approvalId !== undefined) {

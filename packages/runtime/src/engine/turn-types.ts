@@ -148,6 +148,21 @@ export interface TurnRequest {
   idempotencyKey?: string;
   /** Overrides the app's {@link TurnOptions.concurrency} for this message. */
   concurrency?: ConcurrencyPolicy;
+  /**
+   * Calls this agent instead of asking the orchestrator: the turn's first
+   * step calls it (the message as its task, reason "direct call"), its
+   * reply is the answer. Guardrails, approvals, timeouts, retries, spans and
+   * the session apply as to any turn. The MCP endpoint's agent tools use it.
+   */
+  directCall?: DirectCall;
+}
+
+/** An agent a request calls directly (see {@link TurnRequest.directCall}). */
+export interface DirectCall {
+  /** One of the orchestrator's agents. */
+  agent: string;
+  /** The call's structured input (checked by the agent's `input` schema), when it has one. */
+  input?: unknown;
 }
 
 /** A person's answer to one approval. */

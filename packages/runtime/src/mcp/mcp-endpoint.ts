@@ -6,12 +6,13 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createSecretId } from '@switchboard/core';
+import { type AgentMeta, createSecretId } from '@switchboard/core';
 import { z } from 'zod';
 import type { TurnRequest, TurnResult } from '../engine/turn-engine.js';
 import type { McpCaller } from '../server/mcp-mount.js';
 import type { ServerBackend } from '../server/routes.js';
 import { SessionIdSchema, TurnStatusSchema } from '../server/schemas.js';
+import { type AgentTool, type AgentToolCall, agentTool } from './mcp-agent-tools.js';
 
 /** Serves one MCP request (a POST of JSON-RPC). */
 export interface McpEndpoint {
@@ -35,14 +36,20 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchem
 
 /**
  * Builds the MCP endpoint of an app: one `chat` tool that runs a turn
- * through the same engine path as `POST /v1/chat`. Stateless: each request
+ * through the same engine path as `POST /v1/chat`, and a tool per agent of
+ * `exposeAgents`, whose turn calls that agent directly
+ * (`TurnRequest.directCall`). Stateless: each request
  * gets its own server and transport, so any replica answers any request and
  * nothing is kept between requests; the conversation lives in the
  * Switchboard session, whose id the tool returns.
  */
 export function createMcpEndpoint(
   backend: ServerBackend,
-  { maxMessageLength, name }: { maxMessageLength: number; name: string },
+  {
+    maxMessageLength,
+    name,
+    exposeAgents = [],
+  }: { maxMessageLength: number; name: string; exposeAgents?: readonly AgentMeta[] },
 ): McpEndpoint {
   const ChatInputSchema = z.strictObject({
     message: z.string().min(1).max(maxMessageLength).describe('What the user says'),
@@ -56,23 +63,41 @@ export function createMcpEndpoint(
     outputSchema: jsonSchema(ChatOutputSchema, 'output') as Tool['outputSchema'],
     annotations: { readOnlyHint: false, openWorldHint: true },
   };
+  const agentTools = new Map<string, AgentTool>();
+  for (const agent of exposeAgents) {
+    const tool = agentTool(agent, maxMessageLength, chatTool.outputSchema);
+    agentTools.set(tool.tool.name, tool);
+  }
+  const tools = [chatTool, ...[...agentTools.values()].map(({ tool }) => tool)];
+
+  function invalid(issues: readonly string[]): CallToolResult {
+    return { isError: true, content: [{ type: 'text', text: `Invalid arguments: ${issues.join('; ')}` }] };
+  }
 
   async function chat(args: unknown, caller: McpCaller): Promise<CallToolResult> {
     const parsed = ChatInputSchema.safeParse(args ?? {});
     if (!parsed.success) {
-      const issues = parsed.error.issues.map(
-        (issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`,
+      return invalid(
+        parsed.error.issues.map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`),
       );
-      return { isError: true, content: [{ type: 'text', text: `Invalid arguments: ${issues.join('; ')}` }] };
     }
+    return run(parsed.data, caller);
+  }
+
+  /** Runs the turn of a tool call: the orchestrator's, or, with `agent`, one that calls that agent directly. */
+  async function run(
+    { message, sessionId, agent, input }: Partial<AgentToolCall> & { message: string; sessionId?: string },
+    caller: McpCaller,
+  ): Promise<CallToolResult> {
     if (backend.isClosing())
       return { isError: true, content: [{ type: 'text', text: 'The server is shutting down' }] };
     const request: TurnRequest = {
-      sessionId: parsed.data.sessionId ?? createSecretId('ses'),
-      message: parsed.data.message,
+      sessionId: sessionId ?? createSecretId('ses'),
+      message,
       entryPoint: '/mcp',
       ...caller,
     };
+    if (agent !== undefined) request.directCall = input === undefined ? { agent } : { agent, input };
     const result: TurnResult = await backend.chat(request);
     const output = {
       reply: result.reply,
@@ -93,10 +118,20 @@ export function createMcpEndpoint(
 
   function server(caller: McpCaller): Server {
     const mcp = new Server(SERVER_INFO, { capabilities: { tools: {} } });
-    mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [chatTool] }));
+    mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
     mcp.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       if (params.name === 'chat') return chat(params.arguments, caller);
-      return { isError: true, content: [{ type: 'text', text: `Unknown tool '${params.name}'; use chat` }] };
+      const agent = agentTools.get(params.name);
+      if (agent) {
+        const parsed = agent.parse(params.arguments);
+        return parsed.ok ? run(parsed.call, caller) : invalid(parsed.issues);
+      }
+      return {
+        isError: true,
+        content: [
+          { type: 'text', text: `Unknown tool; use one of ${tools.map((tool) => tool.name).join(', ')}` },
+        ],
+      };
     });
     return mcp;
   }

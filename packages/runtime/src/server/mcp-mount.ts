@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { ConfigurationError } from '@switchboard/core';
+import { type AgentMeta, ConfigurationError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
 import type { CorsOptions } from './cors.js';
 import { errorResponse } from './http-errors.js';
@@ -23,6 +23,14 @@ import type { ServerBackend } from './routes.js';
 export interface McpOptions {
   /** Where the endpoint is served (default `/mcp`). */
   path?: string;
+  /**
+   * Serves agents as tools too: `true` for all, or the names of some. Each
+   * is named after its agent (`agent_chat` for one named `chat`), takes the
+   * agent's input schema (else a `message`) and an optional `sessionId`, and
+   * runs a turn that calls that agent directly, with the app's guardrails,
+   * approvals, timeouts and tracing, then answers with its reply.
+   */
+  exposeAgents?: boolean | readonly string[];
 }
 
 /** Who an MCP request acts for, as the other routes work it out. */
@@ -64,6 +72,30 @@ function originAllowed(c: Context, cors: CorsOptions | undefined): boolean {
   }
 }
 
+/** The agents `exposeAgents` names (all for `true`); an unknown name or a tool name clash fails now. */
+function agentsToExpose(backend: ServerBackend, exposeAgents: boolean | readonly string[]): AgentMeta[] {
+  if (exposeAgents === false) return [];
+  const agents =
+    exposeAgents === true
+      ? [...backend.agents]
+      : exposeAgents.map((name) => {
+          const agent = backend.agents.find((candidate) => candidate.name === name);
+          if (!agent)
+            throw new ConfigurationError({
+              message: `mcp.exposeAgents names '${name}', which is not one of the app's agents: ${backend.agents.map((candidate) => candidate.name).join(', ')}`,
+            });
+          return agent;
+        });
+  const names = new Set(['chat']);
+  for (const { name } of agents) {
+    const toolName = name === 'chat' ? `agent_${name}` : name;
+    if (names.has(toolName))
+      throw new ConfigurationError({ message: `mcp.exposeAgents: two tools would be named '${toolName}'` });
+    names.add(toolName);
+  }
+  return agents;
+}
+
 /**
  * Adds the MCP route. The module that speaks MCP (and the SDK) loads on the
  * first MCP request, so that an app without `mcp` never loads them; whether
@@ -75,7 +107,7 @@ export function mountMcp(
   options: McpOptions,
   settings: McpMountSettings,
 ): Record<string, readonly string[]> {
-  const { path = '/mcp' } = options;
+  const { path = '/mcp', exposeAgents = false } = options;
   if (!/^(?:\/[A-Za-z0-9._~-]+)+$/.test(path) || path === '/v1' || path.startsWith('/v1/'))
     throw new ConfigurationError({ message: `mcp.path must be a path such as '/mcp', not '${path}'` });
   try {
@@ -86,10 +118,15 @@ export function mountMcp(
       cause: error,
     });
   }
+  const exposed = agentsToExpose(backend, exposeAgents);
   let endpoint: Promise<import('../mcp/mcp-endpoint.js').McpEndpoint> | undefined;
   const load = () => {
     endpoint ??= import('../mcp/mcp-endpoint.js').then(({ createMcpEndpoint }) =>
-      createMcpEndpoint(backend, { maxMessageLength: settings.maxMessageLength, name: backend.name }),
+      createMcpEndpoint(backend, {
+        maxMessageLength: settings.maxMessageLength,
+        name: backend.name,
+        exposeAgents: exposed,
+      }),
     );
     return endpoint;
   };
