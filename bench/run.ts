@@ -2,12 +2,14 @@
 // bounded in time and count. Each server runs in its own process; the load generator runs here.
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
-//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn, fanout, churn, history (default all)
+//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn, fanout, churn, history, tracecost (default all)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
 //   BENCH_CHURN_TURNS (default 45000)  turns a side of the churn variant's in-process CPU measurement (bench/churn.ts)
 //   BENCH_CHURN_SESSIONS (default 5000)  idle 3-turn sessions of its heap-per-session measurement
 //   BENCH_CHURN_REDIS_SESSIONS (default 500)  3-turn sessions of its Redis-bytes-per-session measurement
+//   BENCH_TRACE_TURNS (default 30000)  turns a side of the tracecost variant (bench/tracing-cost.ts): a traced
+//     turn's CPU in process (Langfuse processor, OTLP to a loopback receiver) against an untraced one
 //   BENCH_HISTORY_MESSAGES (default 10000), BENCH_HISTORY_TURNS (default 4000)  the history variant
 //     (bench/history-flatness.ts): a turn on a session of that many messages against a 10-message one
 import { fork } from 'node:child_process';
@@ -18,6 +20,7 @@ import { type FanOutResult, printFanOut } from './fan-out-report.js';
 import { type LoadResult, runLoad } from './load.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRoundTrips } from './round-trips.js';
+import { measureTracingCost } from './tracing-cost.js';
 
 interface Variant {
   name: string;
@@ -47,7 +50,7 @@ const VARIANTS: Variant[] = [
 ];
 const wanted = (
   process.env.BENCH_VARIANTS ??
-  [...VARIANTS.map((v) => v.name), 'turn', 'fanout', 'churn', 'history'].join(',')
+  [...VARIANTS.map((v) => v.name), 'turn', 'fanout', 'churn', 'history', 'tracecost'].join(',')
 ).split(',');
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
@@ -196,3 +199,16 @@ if (turnCosts.length > 0) {
 if (fanOut && !printFanOut(fanOut)) process.exitCode = 1;
 if (wanted.includes('churn')) await runChurnBench({ seconds, concurrency });
 if (wanted.includes('history')) await runHistoryBench();
+if (wanted.includes('tracecost')) {
+  console.log(
+    '\nTracing cost in process: churn turns traced (Langfuse processor, OTLP to a loopback receiver) vs untraced\n',
+  );
+  for (const protocol of ['http/json', 'http/protobuf'] as const) {
+    const cost = await measureTracingCost(undefined, protocol);
+    const { traced, untraced } = cost.cpuMicrosPerTurn;
+    const ratio = traced / untraced;
+    console.log(
+      `${ratio <= 2 ? 'PASS' : 'MISS'}  traced ÷ untraced cpu per turn, ${protocol.padEnd(13)} ${ratio.toFixed(2)}  (target ≤ 2; ${traced.toFixed(1)} vs ${untraced.toFixed(1)} µs, ${cost.exportRequests} export requests)`,
+    );
+  }
+}

@@ -16,6 +16,8 @@ export interface OtlpRequest {
   spans: OtlpSpan[];
   /** Why the body could not be read, if it could not. */
   error?: string;
+  /** The body as received (gunzipped), for a body that is not JSON (protobuf). */
+  raw?: Buffer;
 }
 
 /** A loopback OTLP/HTTP receiver for tests; see {@link createOtlpReceiver}. */
@@ -138,6 +140,7 @@ export async function createOtlpReceiver({
           : {
               spans: [],
               error: `not decoded: content-type ${headers['content-type'] ?? 'missing'} (JSON only)`,
+              raw: headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw,
             };
         const url = new URL(request.url ?? '/', 'http://receiver');
         requests.push({ method: request.method ?? 'GET', path: url.pathname, headers, ...decoded });

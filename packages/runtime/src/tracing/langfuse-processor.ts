@@ -1,5 +1,7 @@
+import { createRequire } from 'node:module';
 import { isDefaultExportSpan, LangfuseSpanProcessor, type LangfuseSpanProcessorParams } from '@langfuse/otel';
-import type { ReadableSpan, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ConfigurationError } from '@switchboard/core';
 import {
   isSwitchboardSpan,
   ReparentingSpanProcessor,
@@ -24,6 +26,14 @@ export interface SwitchboardSpanProcessorOptions
    * your agents or models trace images or files as data URIs.
    */
   mediaUploadEnabled?: boolean;
+  /**
+   * How spans travel to Langfuse: OTLP/HTTP as JSON (Langfuse's default) or
+   * as protobuf, which costs several times less CPU to encode. `http/protobuf`
+   * needs `@opentelemetry/exporter-trace-otlp-proto` installed. Default:
+   * `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, then `OTEL_EXPORTER_OTLP_PROTOCOL`,
+   * then `http/json`. Ignored when you pass your own `exporter`.
+   */
+  protocol?: 'http/json' | 'http/protobuf';
 }
 
 /** `LANGFUSE_MEDIA_UPLOAD_ENABLED` read the way Langfuse reads it, but off when unset. */
@@ -70,12 +80,129 @@ export function langfuseExportFilter(alsoExport: SpanPredicate = isDefaultExport
  * ```
  */
 export function switchboardSpanProcessor(options: SwitchboardSpanProcessorOptions = {}): SpanProcessor {
-  const { alsoExport, mediaUploadEnabled = mediaUploadFromEnv(process.env), ...params } = options;
+  const {
+    alsoExport,
+    mediaUploadEnabled = mediaUploadFromEnv(process.env),
+    protocol = protocolFromEnv(process.env),
+    ...params
+  } = options;
   const keep = langfuseExportFilter(alsoExport);
-  const langfuse = new LangfuseSpanProcessor({
-    ...params,
-    mediaUploadEnabled,
-    shouldExportSpan: ({ otelSpan }) => keep(otelSpan),
-  });
+  const exporter = params.exporter ?? (protocol === 'http/protobuf' ? protobufExporter(params) : undefined);
+  const langfuse = new DirectLangfuseSpanProcessor(
+    {
+      ...params,
+      ...(exporter ? { exporter } : {}),
+      mediaUploadEnabled,
+      shouldExportSpan: ({ otelSpan }) => keep(otelSpan),
+    },
+    keep,
+  );
   return new ReparentingSpanProcessor({ processor: langfuse, keep });
+}
+
+/** The OTLP protocol the environment asks for (`http/json` unless it says `http/protobuf`). */
+export function protocolFromEnv(env: Record<string, string | undefined>): 'http/json' | 'http/protobuf' {
+  const asked = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  if (asked === undefined || asked === 'http/json') return 'http/json';
+  if (asked === 'http/protobuf') return 'http/protobuf';
+  throw new ConfigurationError({
+    message: `Unsupported OTLP protocol '${asked}': use http/json or http/protobuf`,
+  });
+}
+
+type ProtobufExporterClass = new (config: {
+  url: string;
+  headers: Record<string, string>;
+  timeoutMillis: number;
+}) => SpanExporter;
+
+/**
+ * The exporter Langfuse would make (its URL, Basic auth and SDK headers,
+ * its timeout), sending protobuf instead of JSON.
+ */
+function protobufExporter(params: LangfuseSpanProcessorParams): SpanExporter {
+  let Exporter: ProtobufExporterClass;
+  try {
+    Exporter = (
+      createRequire(import.meta.url)('@opentelemetry/exporter-trace-otlp-proto') as {
+        OTLPTraceExporter: ProtobufExporterClass;
+      }
+    ).OTLPTraceExporter;
+  } catch (error) {
+    throw new ConfigurationError({
+      message:
+        "OTLP protocol 'http/protobuf' needs the '@opentelemetry/exporter-trace-otlp-proto' package: install it, or use http/json",
+      cause: error,
+    });
+  }
+  const publicKey = params.publicKey ?? process.env.LANGFUSE_PUBLIC_KEY ?? '';
+  const secretKey = params.secretKey ?? process.env.LANGFUSE_SECRET_KEY ?? '';
+  const baseUrl = (params.baseUrl ?? process.env.LANGFUSE_BASE_URL ?? 'https://cloud.langfuse.com').replace(
+    /\/+$/,
+    '',
+  );
+  const timeoutSeconds = params.timeout ?? Number(process.env.LANGFUSE_TIMEOUT ?? 5);
+  return new Exporter({
+    url: `${baseUrl}/api/public/otel/v1/traces`,
+    headers: {
+      Authorization: `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}`,
+      'x-langfuse-sdk-name': 'javascript',
+      'x-langfuse-public-key': publicKey,
+      ...params.additionalHeaders,
+    },
+    timeoutMillis: timeoutSeconds * 1000,
+  });
+}
+
+/** Langfuse's own log level for debug output (`LogLevel.DEBUG` of `@langfuse/core`). */
+const LANGFUSE_DEBUG = 0;
+
+/** The parts of `LangfuseSpanProcessor` its `onEnd` uses, read to take the direct path. */
+interface LangfuseInternals {
+  mask?: unknown;
+  mediaUploadEnabled?: boolean;
+  processor?: SpanProcessor;
+  spanExportExpectationById?: Map<string, boolean>;
+  logger?: { isLevelEnabled?(level: number): boolean };
+}
+
+/**
+ * `LangfuseSpanProcessor`, whose `onEnd` hands a kept span straight to its
+ * batch processor when there is nothing to do in between: no `mask`, no
+ * media upload, no debug logging. Langfuse's own `onEnd` awaits its mask
+ * step for every span even without a mask (half a dozen promises a span);
+ * this path exports the very same span, attributes untouched. Should a
+ * release of `@langfuse/otel` change those internals, it takes Langfuse's
+ * own path.
+ */
+class DirectLangfuseSpanProcessor extends LangfuseSpanProcessor {
+  readonly #keep: SpanPredicate;
+  readonly #direct: boolean;
+
+  constructor(params: LangfuseSpanProcessorParams, keep: SpanPredicate) {
+    super(params);
+    this.#keep = keep;
+    const internals = this as unknown as LangfuseInternals;
+    this.#direct =
+      internals.mask === undefined &&
+      internals.mediaUploadEnabled === false &&
+      typeof internals.processor?.onEnd === 'function' &&
+      internals.spanExportExpectationById instanceof Map;
+  }
+
+  override onEnd(span: ReadableSpan): void {
+    const internals = this as unknown as LangfuseInternals;
+    if (!this.#direct || internals.logger?.isLevelEnabled?.(LANGFUSE_DEBUG) !== false) {
+      super.onEnd(span);
+      return;
+    }
+    internals.spanExportExpectationById?.delete(span.spanContext().spanId);
+    let kept: boolean;
+    try {
+      kept = this.#keep(span);
+    } catch {
+      return;
+    }
+    if (kept) internals.processor?.onEnd(span);
+  }
 }

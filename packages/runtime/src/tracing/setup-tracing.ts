@@ -7,6 +7,7 @@ import { ConfigurationError } from '@switchboard/core';
 import { hasGlobalTracerProvider, registerGlobally } from './global-provider.js';
 import {
   mediaUploadFromEnv,
+  protocolFromEnv,
   type SwitchboardSpanProcessorOptions,
   switchboardSpanProcessor,
 } from './langfuse-processor.js';
@@ -106,6 +107,7 @@ function langfuseProcessor(
     publicKey,
     secretKey,
     mediaUploadEnabled: options.mediaUploadEnabled ?? mediaUploadFromEnv(env),
+    protocol: options.protocol ?? protocolFromEnv(env),
   };
   if (baseUrl) processorOptions.baseUrl = baseUrl.replace(/\/+$/, '');
   return switchboardSpanProcessor(processorOptions);

@@ -1,0 +1,96 @@
+// In-process CPU of a traced turn against an untraced one, on the churn workload (a new session every 3 turns,
+// async agents, keyword routing), with the real export path: setupTracing() and its Langfuse processor
+// posting OTLP to a loopback receiver in this process (which only counts requests). Blocks of turns alternate
+// between the two apps so that machine noise hits both.
+//   BENCH_TRACE_TURNS (default 30000)  turns a side
+//   BENCH_TRACE_PROTOCOL (default http/protobuf)  how spans travel to the receiver (or http/json)
+// Run alone (`tsx bench/tracing-cost.ts`) it prints JSON; `node --cpu-prof` on its compiled form profiles it.
+import { context, trace } from '@opentelemetry/api';
+import { App, type AppOptions } from '@switchboard/runtime';
+import { setupTracing } from '@switchboard/runtime/otel';
+import { createOtlpReceiver } from '@switchboard/runtime/testing';
+import { churnAgents, churnMessage, churnSession } from './churn-workload.js';
+import { benchOrchestrator } from './servers/orchestrator.js';
+
+/** CPU per turn, traced and untraced, and how many export requests the receiver got. */
+export interface TracingCost {
+  turns: number;
+  cpuMicrosPerTurn: { traced: number; untraced: number };
+  exportRequests: number;
+}
+
+function app(options: Partial<AppOptions> = {}): App {
+  const created = new App({ name: 'bench-trace', agents: churnAgents(), logger: () => {}, ...options });
+  return created.mount(benchOrchestrator(created));
+}
+
+/** Measures `turns` traced and untraced turns, spans sent as `protocol`. */
+export async function measureTracingCost(
+  turns = Number(process.env.BENCH_TRACE_TURNS ?? 30_000),
+  protocol: 'http/json' | 'http/protobuf' = process.env.BENCH_TRACE_PROTOCOL === 'http/json'
+    ? 'http/json'
+    : 'http/protobuf',
+): Promise<TracingCost> {
+  const receiver = await createOtlpReceiver({ record: false });
+  const tracing = setupTracing({
+    env: {},
+    langfuse: {
+      publicKey: 'pk-bench',
+      secretKey: 'sk-bench',
+      baseUrl: receiver.url,
+      flushAt: 512,
+      flushInterval: 1,
+      protocol,
+    },
+  });
+  const provider = tracing.provider;
+  if (!provider) throw new Error('tracing could not be enabled');
+  // Tracing is global: the untraced blocks run with the provider and its context manager unregistered.
+  const setTraced = (on: boolean) => {
+    trace.disable();
+    context.disable();
+    if (on) provider.register({ propagator: null });
+  };
+  const traced = app({ tracing });
+  const untraced = app();
+  const block = 5_000;
+  const cpu = { traced: 0, untraced: 0 };
+  // Warm-up: both paths compiled before measuring.
+  for (let index = 0; index < 2_000; index++) {
+    setTraced(true);
+    await traced.chat({ sessionId: churnSession('w-t', index), message: churnMessage(index) });
+    setTraced(false);
+    await untraced.chat({ sessionId: churnSession('w-u', index), message: churnMessage(index) });
+  }
+  for (let done = 0; done < turns; done += block) {
+    for (const [name, target] of [
+      ['traced', traced],
+      ['untraced', untraced],
+    ] as const) {
+      if (name === 'untraced' && process.env.BENCH_TRACE_ONLY === '1') continue;
+      setTraced(name === 'traced');
+      const start = process.cpuUsage();
+      for (let index = done; index < done + block; index++)
+        await target.chat({ sessionId: churnSession(name, index), message: churnMessage(index) });
+      const used = process.cpuUsage(start);
+      cpu[name] += used.user + used.system;
+    }
+  }
+  setTraced(true);
+  await tracing.forceFlush();
+  await Promise.all([traced.close(), untraced.close()]);
+  await tracing.shutdown();
+  const exportRequests = receiver.requestCount;
+  await receiver.close();
+  return {
+    turns,
+    cpuMicrosPerTurn: { traced: cpu.traced / turns, untraced: cpu.untraced / turns },
+    exportRequests,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const result = await measureTracingCost();
+  const { traced, untraced } = result.cpuMicrosPerTurn;
+  console.log(JSON.stringify({ ...result, ratio: traced / untraced }, null, 2));
+}
