@@ -48,6 +48,30 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
   }
 }
 
+/** A `redis-server` of the test's own, on a free loopback port (for what must not disturb the shared one). */
+export async function startOwnRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  child.once('error', () => {});
+  await waitFor(
+    async () => (await run('redis-cli', ['-p', String(port), 'ping'])).stdout.trim() === 'PONG',
+    `redis-server on port ${port} (is redis-server on the PATH?)`,
+  );
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      child.kill('SIGKILL');
+      if (child.exitCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    },
+  };
+}
+
 /**
  * Starts three `redis-server` processes with cluster mode on, joins them
  * into one cluster (all 16 384 slots, no replicas) with `redis-cli --cluster

@@ -92,9 +92,18 @@ export class RedisLeases {
     if (lease instanceof RedisLease && lease.state === 'pending') lease.state = 'held';
   }
 
-  /** Takes `lease` the usual way (polling until the session is free), after a script found it busy. */
-  async wait(lease: SessionLease | undefined): Promise<void> {
-    if (lease instanceof RedisLease && lease.state === 'pending') await this.#take(lease);
+  /**
+   * Takes `lease` the usual way (polling until the session is free), after
+   * a script found it busy (`retaking`: the lease was counted as taken while
+   * the script ran, and it was not).
+   */
+  async wait(
+    lease: SessionLease | undefined,
+    { retaking = false }: { retaking?: boolean } = {},
+  ): Promise<void> {
+    if (!(lease instanceof RedisLease)) return;
+    if (retaking && lease.state === 'held') lease.state = 'pending';
+    if (lease.state === 'pending') await this.#take(lease);
   }
 
   /** Records that a script released `lease` in Redis (with the holder's last write). */

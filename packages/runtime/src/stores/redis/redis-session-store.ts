@@ -154,15 +154,19 @@ export class RedisSessionStore implements SessionStore {
     const open = () =>
       this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, this.#scriptKeys(keys), args));
     const opened = open();
+    // Counted as taken from now on: should the reply be lost (a timeout), the lease's release still goes
+    // out (a compare-and-delete, harmless if the script never ran) rather than the session staying blocked.
+    const taking = args[7] !== '';
+    if (taking) this.#leases.took(lease);
     // In the same tick as the script, so pipelined with it: one round trip for both.
     const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
     let [reply] = (await Promise.all([opened, indexed])) as [[number, unknown], unknown];
-    if (reply[0] === LEASE_BUSY) {
+    if (taking && reply[0] === LEASE_BUSY) {
       // Another replica holds the session: wait for it the usual way, then open.
-      await this.#leases.wait(lease);
+      await this.#leases.wait(lease, { retaking: true });
       args[7] = '';
       reply = (await open()) as [number, unknown];
-    } else this.#leases.took(lease);
+    }
     const [code, payload] = reply;
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (code === 2) {
