@@ -52,7 +52,7 @@ export function createRedisClient(
     commandTimeout: commandTimeoutMs,
     maxRetriesPerRequest: 1,
     autoResendUnfulfilledCommands: false,
-    enableAutoPipelining: false,
+    enableAutoPipelining: true,
     retryStrategy: (attempt) => Math.min(attempt * 50, 500),
   };
   if (Array.isArray(source)) {
