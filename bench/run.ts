@@ -179,10 +179,10 @@ const ratio = (a: string, b: string) => {
 console.log('');
 console.log(`ratio memory/hono   = ${fmt(ratio('memory', 'hono'), 2)}  (target ≥ 0.60)`);
 console.log(
-  `ratio redis/memory  = ${fmt(ratio('redis', 'memory'), 2)}  (Redis round trips per single-hop turn: ${fmt(roundTripsPerTurn, 2)})`,
+  `ratio redis/memory  = ${fmt(ratio('redis', 'memory'), 2)}  (target ≥ 0.40; Redis round trips per single-hop turn: ${fmt(roundTripsPerTurn, 2)}, target ≤ 2)`,
 );
 console.log(
-  `ratio traced/memory = ${fmt(ratio('traced', 'memory'), 2)}  (target ≥ 0.80; ${exportRequests} OTLP export requests received)`,
+  `ratio traced/memory = ${fmt(ratio('traced', 'memory'), 2)}  (target ≥ 0.60; ${exportRequests} OTLP export requests received)`,
 );
 
 if (turnCosts.length > 0) {
