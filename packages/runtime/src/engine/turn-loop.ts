@@ -283,18 +283,14 @@ export class TurnLoop {
     } catch (error) {
       clearTimeout(deadline);
       this.abandon(turn, error);
-      if (StoreUnavailableError.isInstance(error) && turn.wrote) {
-        // The write may have been stored even though its reply was lost.
-        throw new StoreUnavailableError({
-          message: (error as Error).message,
-          cause: error,
-          outcome: 'unknown',
-          turnId: turn.turnId,
-        });
-      }
-      throw error;
+      throw outcomeOf(turn, error);
     }
-    return yield* this.finish(turn, outcome);
+    try {
+      return yield* this.finish(turn, outcome);
+    } catch (error) {
+      // The last write (and any reply sent before it without waiting) may have been stored.
+      throw outcomeOf(turn, error);
+    }
   }
 
   /** Stores the end (or the pause) of the turn, ends its span, and emits its last events. */
@@ -954,6 +950,18 @@ function addApprovals(turn: TurnState, approvals: ApprovalRecord[]): void {
 }
 
 function noop(): void {}
+
+/** A store failure after the turn wrote: the write may have been stored even though its reply was lost. */
+function outcomeOf(turn: TurnState, error: unknown): unknown {
+  if (!StoreUnavailableError.isInstance(error) || !turn.wrote) return error;
+  if ((error as StoreUnavailableError).outcome === 'unknown') return error;
+  return new StoreUnavailableError({
+    message: (error as Error).message,
+    cause: error,
+    outcome: 'unknown',
+    turnId: turn.turnId,
+  });
+}
 
 function asError(value: unknown): Error {
   return value instanceof Error ? value : new Error(String(value));

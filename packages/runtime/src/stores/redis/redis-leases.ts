@@ -87,9 +87,13 @@ export class RedisLeases {
     return lease instanceof RedisLease && lease.state === 'pending' ? String(lease.ttlMs) : '';
   }
 
-  /** Records that a script took `lease` in Redis. */
-  took(lease: SessionLease | undefined): void {
-    if (lease instanceof RedisLease && lease.state === 'pending') lease.state = 'held';
+  /**
+   * Records that a script taking `lease` is on its way (`opening`: a release
+   * then goes out, in case it ran), or that it took it (`held`).
+   */
+  took(lease: SessionLease | undefined, state: 'opening' | 'held'): void {
+    if (lease instanceof RedisLease && (lease.state === 'pending' || lease.state === 'opening'))
+      lease.state = state;
   }
 
   /**
@@ -102,7 +106,7 @@ export class RedisLeases {
     { retaking = false }: { retaking?: boolean } = {},
   ): Promise<void> {
     if (!(lease instanceof RedisLease)) return;
-    if (retaking && lease.state === 'held') lease.state = 'pending';
+    if (retaking && lease.state === 'opening') lease.state = 'pending';
     if (lease.state === 'pending') await this.#take(lease);
   }
 
@@ -129,6 +133,12 @@ export class RedisLeases {
     const reply = await this.#connection.run('renew a session lease', (client) =>
       RENEW_LEASE.run(client, renewKeys, [token, ttlMs, this.#idleTtlMs]),
     );
+    if (lease.state === 'released') {
+      // Released by the last write while this renewal was on its way: a renewal that ran after the release
+      // took the free session again, so give it back.
+      if (reply === 1) void this.release(lease);
+      return true;
+    }
     if (reply !== 1) return false;
     lease.local.renew();
     return true;
@@ -208,7 +218,7 @@ export class RedisLeases {
  * `released` by its last write or by `release()`.
  */
 class RedisLease implements SessionLease {
-  state: 'pending' | 'held' | 'released' = 'pending';
+  state: 'pending' | 'opening' | 'held' | 'released' = 'pending';
   readonly sessionId: string;
   readonly token: string;
   readonly ttlMs: number;
@@ -230,9 +240,9 @@ class RedisLease implements SessionLease {
   }
 
   renew(): boolean | Promise<boolean> {
-    if (this.state === 'released') return false;
-    // Not taken yet: nothing in Redis to extend.
-    if (this.state === 'pending') return true;
+    // Not taken yet (or the script taking it is on its way), or released by the holder's last write (the turn
+    // is ending): nothing to extend, nothing lost.
+    if (this.state !== 'held') return true;
     return this.leases.renew(this);
   }
 
@@ -242,6 +252,7 @@ class RedisLease implements SessionLease {
     this.state = 'released';
     // The next local waiter may go at once: its SET follows this release on the same connection.
     this.local.release();
-    if (state === 'held') return this.leases.release(this);
+    // `opening`: the script taking it may have run (its reply lost); the compare-and-delete is harmless if not.
+    if (state === 'held' || state === 'opening') return this.leases.release(this);
   }
 }

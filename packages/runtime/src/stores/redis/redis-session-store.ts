@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
 import type { Redis } from 'ioredis';
 import { keepAliveUntil, type TurnRecord } from '../../turns/turn-record.js';
@@ -102,6 +103,8 @@ export class RedisSessionStore implements SessionStore {
   readonly #index: RedisSessionIndex;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #subscriber: Redis | undefined;
+  /** Tells this store's own cancels from other replicas' (see `publishCancel`). */
+  readonly #origin = randomBytes(8).toString('hex');
 
   /**
    * @param source - an ioredis client (left open on `close()`), or a URL or ioredis options
@@ -157,7 +160,7 @@ export class RedisSessionStore implements SessionStore {
     // Counted as taken from now on: should the reply be lost (a timeout), the lease's release still goes
     // out (a compare-and-delete, harmless if the script never ran) rather than the session staying blocked.
     const taking = args[7] !== '';
-    if (taking) this.#leases.took(lease);
+    if (taking) this.#leases.took(lease, 'opening');
     // In the same tick as the script, so pipelined with it: one round trip for both.
     const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
     let [reply] = (await Promise.all([opened, indexed])) as [[number, unknown], unknown];
@@ -166,7 +169,7 @@ export class RedisSessionStore implements SessionStore {
       await this.#leases.wait(lease, { retaking: true });
       args[7] = '';
       reply = (await open()) as [number, unknown];
-    }
+    } else if (taking) this.#leases.took(lease, 'held');
     const [code, payload] = reply;
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (code === 2) {
@@ -304,7 +307,8 @@ export class RedisSessionStore implements SessionStore {
 
   /** Publishes a cancel to every replica listening on this prefix. */
   async publishCancel(sessionId: string, turnId?: string): Promise<void> {
-    const message = JSON.stringify({ sessionId, turnId });
+    // The publisher has stopped its own turns already; `origin` keeps it from stopping a turn it started since.
+    const message = JSON.stringify({ sessionId, turnId, origin: this.#origin });
     await this.#connection.run('publish a cancel', (client) =>
       client.publish(`${this.#keyPrefix}${CANCEL_CHANNEL}`, message),
     );
@@ -324,7 +328,7 @@ export class RedisSessionStore implements SessionStore {
       subscriber.on('message', (from: string, text: string) => {
         if (from !== channel) return;
         const cancel = parseCancel(text);
-        if (!cancel) return;
+        if (!cancel || cancel.origin === this.#origin) return;
         for (const each of this.#cancelListeners) each(cancel.sessionId, cancel.turnId);
       });
       subscriber.subscribe(channel).catch(() => {});
@@ -363,13 +367,14 @@ export class RedisSessionStore implements SessionStore {
   }
 }
 
-function parseCancel(text: string): { sessionId: string; turnId?: string } | undefined {
+function parseCancel(text: string): { sessionId: string; turnId?: string; origin?: string } | undefined {
   try {
-    const value = JSON.parse(text) as { sessionId?: unknown; turnId?: unknown };
+    const value = JSON.parse(text) as { sessionId?: unknown; turnId?: unknown; origin?: unknown };
     if (typeof value.sessionId !== 'string') return undefined;
     return {
       sessionId: value.sessionId,
       turnId: typeof value.turnId === 'string' ? value.turnId : undefined,
+      origin: typeof value.origin === 'string' ? value.origin : undefined,
     };
   } catch {
     return undefined;
