@@ -111,7 +111,7 @@ async function moveNamespace(
     ]);
     if (dump === null || ttl === -2) continue;
     try {
-      await run((client) => client.restore(to.valuePrefix + member, ttl > 0 ? ttl : 0, dump));
+      await run((client) => client.restore(to.valuePrefix + member, Math.max(ttl, 0), dump));
       result.values += 1;
     } catch (error) {
       // BUSYKEY: this version wrote the value since; it is newer.
