@@ -94,6 +94,8 @@ interface Caller {
 const noop = () => {};
 /** Sessions remembered per user for deleting the user's data; older ones expire with their idle time. */
 const MAX_INDEXED_SESSIONS = 1_000;
+/** Own cancels waiting to come back, at most (a store that never echoes them must not grow the map). */
+const MAX_OWN_CANCELS = 10_000;
 /** Tenant views kept before the cache starts over (they are cheap to rebuild). */
 const MAX_TENANT_VIEWS = 10_000;
 
@@ -122,6 +124,8 @@ export class TurnEngine {
   readonly #renewer: LeaseRenewer;
   readonly #memoryRenewal: MemoryRenewal | undefined;
   readonly #stopListening: () => void;
+  /** This engine's cancels of "whichever turn runs" not yet back from the store, by session (see `#stopRunning`). */
+  readonly #ownCancels = new Map<string, number>();
   /** Each tenant's view of the session store (few tenants: kept). */
   readonly #tenantStores = new Map<string, SessionStore>();
 
@@ -204,6 +208,9 @@ export class TurnEngine {
     signal.addEventListener('abort', onShutdown, { once: true });
     const unsubscribe =
       parts.sessions.onCancel?.((sessionId, turnId) => {
+        // This engine's own "whichever turn runs" cancel coming back: it stopped that turn already, and the
+        // turn running now is the one that sent it (the `interrupt` policy's new message).
+        if (turnId === undefined && this.#ownEcho(sessionId)) return;
         this.#renewer.stop(sessionId, turnId, (id) => interruption(id, 'cancelled'));
       }) ?? noop;
     const unwatch = parts.metrics?.watchLeases(() => this.#renewer.size);
@@ -774,8 +781,31 @@ export class TurnEngine {
     turnId: string | undefined,
     why: string,
   ): Steps<void> {
-    this.#renewer.stop(sessionStoreId(sessionId, tenantId), turnId, (id) => interruption(id, why));
-    if (sessions.publishCancel) yield* settled(sessions.publishCancel(sessionId, turnId));
+    const storeId = sessionStoreId(sessionId, tenantId);
+    this.#renewer.stop(storeId, turnId, (id) => interruption(id, why));
+    if (!sessions.publishCancel) return;
+    if (turnId !== undefined) {
+      yield* settled(sessions.publishCancel(sessionId, turnId));
+      return;
+    }
+    if (this.#ownCancels.size >= MAX_OWN_CANCELS) this.#ownCancels.clear();
+    this.#ownCancels.set(storeId, (this.#ownCancels.get(storeId) ?? 0) + 1);
+    try {
+      yield* settled(sessions.publishCancel(sessionId, turnId));
+    } catch (error) {
+      // Not published, so it will not come back.
+      this.#ownEcho(storeId);
+      throw error;
+    }
+  }
+
+  /** Counts off one of this engine's own cancels of `storeId`; false when none is on its way back. */
+  #ownEcho(storeId: string): boolean {
+    const count = this.#ownCancels.get(storeId);
+    if (count === undefined) return false;
+    if (count <= 1) this.#ownCancels.delete(storeId);
+    else this.#ownCancels.set(storeId, count - 1);
+    return true;
   }
 
   *#cancel(request: CancelRequest, requestContext: RequestContext, control: TurnControl): Steps<TurnResult> {

@@ -112,8 +112,8 @@ export class RedisLeases {
 
   /** Records that a script released `lease` in Redis (with the holder's last write). */
   released(lease: SessionLease | undefined): void {
-    if (lease instanceof RedisLease && lease.state !== 'released') {
-      lease.state = 'released';
+    if (lease instanceof RedisLease && lease.state !== 'released' && lease.state !== 'finished') {
+      lease.state = 'finished';
       lease.local.release();
     }
   }
@@ -133,7 +133,7 @@ export class RedisLeases {
     const reply = await this.#connection.run('renew a session lease', (client) =>
       RENEW_LEASE.run(client, renewKeys, [token, ttlMs, this.#idleTtlMs]),
     );
-    if (lease.state === 'released') {
+    if (lease.state === 'finished') {
       // Released by the last write while this renewal was on its way: a renewal that ran after the release
       // took the free session again, so give it back.
       if (reply === 1) void this.release(lease);
@@ -218,7 +218,8 @@ export class RedisLeases {
  * `released` by its last write or by `release()`.
  */
 class RedisLease implements SessionLease {
-  state: 'pending' | 'opening' | 'held' | 'released' = 'pending';
+  /** `finished`: released by the holder's last write (its turn is ending); `released`: by `release()`. */
+  state: 'pending' | 'opening' | 'held' | 'finished' | 'released' = 'pending';
   readonly sessionId: string;
   readonly token: string;
   readonly ttlMs: number;
@@ -240,6 +241,7 @@ class RedisLease implements SessionLease {
   }
 
   renew(): boolean | Promise<boolean> {
+    if (this.state === 'released') return false;
     // Not taken yet (or the script taking it is on its way), or released by the holder's last write (the turn
     // is ending): nothing to extend, nothing lost.
     if (this.state !== 'held') return true;
@@ -248,7 +250,10 @@ class RedisLease implements SessionLease {
 
   release(): void | Promise<void> {
     const { state } = this;
-    if (state === 'released') return;
+    if (state === 'released' || state === 'finished') {
+      this.state = 'released';
+      return;
+    }
     this.state = 'released';
     // The next local waiter may go at once: its SET follows this release on the same connection.
     this.local.release();

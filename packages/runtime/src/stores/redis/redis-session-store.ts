@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
 import type { Redis } from 'ioredis';
 import { keepAliveUntil, type TurnRecord } from '../../turns/turn-record.js';
@@ -103,8 +102,6 @@ export class RedisSessionStore implements SessionStore {
   readonly #index: RedisSessionIndex;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #subscriber: Redis | undefined;
-  /** Tells this store's own cancels from other replicas' (see `publishCancel`). */
-  readonly #origin = randomBytes(8).toString('hex');
 
   /**
    * @param source - an ioredis client (left open on `close()`), or a URL or ioredis options
@@ -307,8 +304,7 @@ export class RedisSessionStore implements SessionStore {
 
   /** Publishes a cancel to every replica listening on this prefix. */
   async publishCancel(sessionId: string, turnId?: string): Promise<void> {
-    // The publisher has stopped its own turns already; `origin` keeps it from stopping a turn it started since.
-    const message = JSON.stringify({ sessionId, turnId, origin: this.#origin });
+    const message = JSON.stringify({ sessionId, turnId });
     await this.#connection.run('publish a cancel', (client) =>
       client.publish(`${this.#keyPrefix}${CANCEL_CHANNEL}`, message),
     );
@@ -328,7 +324,7 @@ export class RedisSessionStore implements SessionStore {
       subscriber.on('message', (from: string, text: string) => {
         if (from !== channel) return;
         const cancel = parseCancel(text);
-        if (!cancel || cancel.origin === this.#origin) return;
+        if (!cancel) return;
         for (const each of this.#cancelListeners) each(cancel.sessionId, cancel.turnId);
       });
       subscriber.subscribe(channel).catch(() => {});
@@ -367,14 +363,13 @@ export class RedisSessionStore implements SessionStore {
   }
 }
 
-function parseCancel(text: string): { sessionId: string; turnId?: string; origin?: string } | undefined {
+function parseCancel(text: string): { sessionId: string; turnId?: string } | undefined {
   try {
-    const value = JSON.parse(text) as { sessionId?: unknown; turnId?: unknown; origin?: unknown };
+    const value = JSON.parse(text) as { sessionId?: unknown; turnId?: unknown };
     if (typeof value.sessionId !== 'string') return undefined;
     return {
       sessionId: value.sessionId,
       turnId: typeof value.turnId === 'string' ? value.turnId : undefined,
-      origin: typeof value.origin === 'string' ? value.origin : undefined,
     };
   } catch {
     return undefined;
