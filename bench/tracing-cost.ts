@@ -4,6 +4,7 @@
 // between the two apps so that machine noise hits both.
 //   BENCH_TRACE_TURNS (default 30000)  turns a side
 //   BENCH_TRACE_PROTOCOL (default http/protobuf)  how spans travel to the receiver (or http/json)
+//   BENCH_TRACE_ONLY=1  runs only the traced side (to profile it alone)
 // Run alone (`tsx bench/tracing-cost.ts`) it prints JSON; `node --cpu-prof` on its compiled form profiles it.
 import { context, trace } from '@opentelemetry/api';
 import { App, type AppOptions } from '@switchboard/runtime';
