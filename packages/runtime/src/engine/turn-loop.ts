@@ -707,7 +707,7 @@ export class TurnLoop {
 
     if (refusals) yield* settled(this.write(turn, refusals));
     // An agent's side effects wait until what came before them is stored.
-    yield* this.confirmWrites(turn);
+    if (turn.unconfirmed) yield* this.confirmWrites(turn);
 
     if (toRun.length === 1) {
       const { index, resume } = toRun[0] as { index: number; resume?: AgentResume };
