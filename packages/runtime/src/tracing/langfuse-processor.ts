@@ -28,7 +28,7 @@ export interface SwitchboardSpanProcessorOptions
   mediaUploadEnabled?: boolean;
   /**
    * How spans travel to Langfuse: OTLP/HTTP as JSON (Langfuse's default) or
-   * as protobuf, which costs several times less CPU to encode. `http/protobuf`
+   * as protobuf (smaller requests; about the same CPU to encode). `http/protobuf`
    * needs `@opentelemetry/exporter-trace-otlp-proto` installed. Default:
    * `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, then `OTEL_EXPORTER_OTLP_PROTOCOL`,
    * then `http/json`. Ignored when you pass your own `exporter`.
