@@ -1,20 +1,7 @@
-import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
-import { buildServerApp, type ServerApp } from '../src/build-app.js';
-import { readConfig } from '../src/config.js';
+import { describe, expect, it } from 'vitest';
+import { useServerApps } from './support/server-apps.js';
 
-let servers: ServerApp[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((server) => server.app.close()));
-  servers = [];
-});
-
-function serve(env: NodeJS.ProcessEnv): ServerApp {
-  const server = buildServerApp(readConfig(env), { logger: pino({ level: 'silent' }) });
-  server.app.mount(server.orchestrator);
-  servers.push(server);
-  return server;
-}
+const serve = useServerApps();
 
 const callChat = (message: string) => ({
   method: 'POST',
