@@ -39,7 +39,8 @@ async function footprint(client: Redis, prefix: string, sessions: number): Promi
 
 /** Runs `sessions` 3-turn sessions through Switchboard on Redis and measures what Redis keeps. */
 async function switchboardFootprint(redisUrl: string, sessions: number): Promise<RedisFootprint> {
-  const keyPrefix = `switchboard-bench-churn:${randomBytes(4).toString('hex')}:`;
+  // As long as the default prefix `switchboard:`, so that keys weigh what they weigh in production.
+  const keyPrefix = `sb-${randomBytes(4).toString('hex')}:`;
   const app = churnApp(createRedisStores(redisUrl, { keyPrefix }));
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
@@ -64,7 +65,7 @@ async function switchboardFootprint(redisUrl: string, sessions: number): Promise
  * expiry), in one pipeline per turn.
  */
 async function baselineFootprint(redisUrl: string, sessions: number): Promise<RedisFootprint> {
-  const keyPrefix = `switchboard-bench-churn-base:${randomBytes(4).toString('hex')}:`;
+  const keyPrefix = `sb-${randomBytes(4).toString('hex')}:`;
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   const turn = createBaselineTurn();
   let counter = 0;

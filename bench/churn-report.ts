@@ -69,6 +69,10 @@ function printChurn(
     row('  cpu µs/turn beyond agents', cpu.switchboard - agents, cpu.baseline - agents);
   }
   row(`heap B/idle session (${heap?.sessions ?? '-'})`, heap?.switchboard, heap?.baseline, 0);
+  if (heap)
+    console.log(
+      `  switchboard right after the last turn, before compaction: ${fmt(heap.switchboardBusy, 0)} B`,
+    );
   row(
     `redis B/session (${redis?.switchboard.sessions ?? '-'})`,
     redis?.switchboard.bytesPerSession,

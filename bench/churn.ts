@@ -7,6 +7,8 @@
 //   BENCH_CHURN_REDIS_SESSIONS (default 500)  3-turn sessions written to Redis for bytes per session
 //   BENCH_CHURN_PARTS (default cpu,heap,redis)  which measurements to run; `switchboard-cpu` runs only
 //     Switchboard's side of `cpu` (for `node --cpu-prof`; see bench/profile-summary.ts)
+//   BENCH_CHURN_IDLE_MS (default 16000)  how long the sessions sit idle before the heap is measured again: the
+//     in-memory store compacts sessions idle for 10 s (its default `compactAfterSeconds`), checked every 5 s
 //   BENCH_CHURN_SNAPSHOT  a directory: write heap snapshots before and after the idle sessions there
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
@@ -26,7 +28,8 @@ export interface ChurnResult {
   turns: number;
   /** `agents`: the three agents alone, called the same way: the floor under both sides. */
   cpuMicrosPerTurn?: { switchboard: number; baseline: number; agents?: number };
-  heapBytesPerSession?: { switchboard: number; baseline: number; sessions: number };
+  /** `switchboard` once the sessions have been idle; `switchboardBusy` right after their last turn. */
+  heapBytesPerSession?: { switchboard: number; switchboardBusy: number; baseline: number; sessions: number };
   redis?: { switchboard: RedisFootprint; baseline: RedisFootprint };
   redisError?: string;
 }
@@ -92,33 +95,46 @@ function heapUsedAfterGc(): number {
   return process.memoryUsage().heapUsed;
 }
 
-/** Heap bytes one idle 3-turn session keeps: heap after `sessions` sessions minus heap before, over `sessions`. */
-async function heapPerSession(turn: Turn, sessions: number, snapshotPrefix?: string): Promise<number> {
+/**
+ * Heap bytes one 3-turn session keeps: heap after `sessions` sessions minus heap before, over `sessions`,
+ * right after the last turn (`busy`) and once they sat idle for `idleMs` (`idle`).
+ */
+async function heapPerSession(
+  turn: Turn,
+  sessions: number,
+  idleMs: number,
+  snapshotPrefix?: string,
+): Promise<{ busy: number; idle: number }> {
   // A few sessions first, so that lazily built state (compiled code, caches) is not counted.
   for (let index = 0; index < 30; index++) await turn(churnSession('heap-warm', index), churnMessage(index));
   if (snapshotPrefix) writeHeapSnapshot(`${snapshotPrefix}-before.heapsnapshot`);
   const before = heapUsedAfterGc();
   for (let index = 0; index < sessions * TURNS_PER_SESSION; index++)
     await turn(churnSession('heap', index), churnMessage(index));
-  const after = heapUsedAfterGc();
+  const busy = heapUsedAfterGc();
+  if (idleMs > 0) await new Promise((resolve) => setTimeout(resolve, idleMs));
+  const idle = heapUsedAfterGc();
   if (snapshotPrefix) writeHeapSnapshot(`${snapshotPrefix}-after.heapsnapshot`);
-  return (after - before) / sessions;
+  return { busy: (busy - before) / sessions, idle: (idle - before) / sessions };
 }
 
-async function measureHeap(sessions: number, snapshotDir?: string) {
+async function measureHeap(sessions: number, idleMs: number, snapshotDir?: string) {
+  // The hand-written turn keeps its sessions as they are: waiting changes nothing there.
   const baseline = await heapPerSession(
     createBaselineTurn(),
     sessions,
+    0,
     snapshotDir && join(snapshotDir, 'baseline'),
   );
   const switchboard = switchboardTurn();
   const result = await heapPerSession(
     switchboard.turn,
     sessions,
+    idleMs,
     snapshotDir && join(snapshotDir, 'switchboard'),
   );
   await switchboard.close();
-  return { switchboard: result, baseline, sessions };
+  return { switchboard: result.idle, switchboardBusy: result.busy, baseline: baseline.idle, sessions };
 }
 
 const turns = Number(process.env.BENCH_CHURN_TURNS ?? 45_000);
@@ -136,7 +152,11 @@ if (parts.includes('switchboard-cpu')) {
   result.cpuMicrosPerTurn = { switchboard: micros / turns, baseline: Number.NaN };
 }
 if (parts.includes('heap'))
-  result.heapBytesPerSession = await measureHeap(sessions, process.env.BENCH_CHURN_SNAPSHOT);
+  result.heapBytesPerSession = await measureHeap(
+    sessions,
+    Number(process.env.BENCH_CHURN_IDLE_MS ?? 16_000),
+    process.env.BENCH_CHURN_SNAPSHOT,
+  );
 if (parts.includes('redis')) {
   try {
     result.redis = await measureRedisFootprint(

@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 // A random tag per process plus a counter: unique across replicas, and cheap enough for the turn path.
-const PROCESS_TAG = randomBytes(8).toString('hex');
+// 62 random bits in 12 base-36 digits: ids are stored with every message and step, so each digit counts.
+const PROCESS_TAG = (randomBytes(8).readBigUInt64BE() >> 2n).toString(36).padStart(12, '0').slice(-12);
 let counter = 0;
 
 /**

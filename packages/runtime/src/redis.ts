@@ -37,6 +37,8 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   idleTtlSeconds?: RedisSessionStoreOptions['idleTtlSeconds'];
   /** See {@link RedisSessionStoreOptions.windowCacheChars}. */
   windowCacheChars?: RedisSessionStoreOptions['windowCacheChars'];
+  /** See {@link RedisSessionStoreOptions.compactRecords}. */
+  compactRecords?: RedisSessionStoreOptions['compactRecords'];
   /** See {@link RedisMemoryStoreOptions.maxUpdateAttempts}. */
   maxUpdateAttempts?: RedisMemoryStoreOptions['maxUpdateAttempts'];
 }
@@ -71,6 +73,7 @@ export function createRedisStores(
     commandTimeoutMs,
     idleTtlSeconds,
     windowCacheChars,
+    compactRecords,
     maxUpdateAttempts,
   }: RedisStoresOptions = {},
 ): RedisStores {
@@ -85,6 +88,7 @@ export function createRedisStores(
       commandTimeoutMs,
       idleTtlSeconds,
       windowCacheChars,
+      compactRecords,
     }),
     memoryStore: new RedisMemoryStore(shared, { keyPrefix, commandTimeoutMs, maxUpdateAttempts }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),

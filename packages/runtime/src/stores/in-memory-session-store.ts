@@ -1,7 +1,8 @@
 import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
 import { z } from 'zod';
 import { isFinished, keepAliveUntil, type TurnRecord } from '../turns/turn-record.js';
-import { freezeMessage } from './freeze.js';
+import { packMessage, packTurn, unpackId, unpackMessage, unpackText, unpackTurn } from './compact-records.js';
+import { flatString, freezeMessage } from './freeze.js';
 import { historyPageOf } from './history-page.js';
 import { InMemoryLeases } from './in-memory-leases.js';
 import { decodePageCursor, encodePageCursor } from './page-cursor.js';
@@ -30,16 +31,48 @@ export interface InMemorySessionStoreOptions {
    * or awaiting approval) is never forgotten this way.
    */
   maxSessions?: number;
+  /**
+   * A session with no write for this many seconds, whose last turn has
+   * ended, is kept compacted (default 10; `false` keeps every session as
+   * objects). A compacted session is one string of its history in compact
+   * JSON instead of some eighty objects: under half the memory, and nothing
+   * for the garbage collector to walk. The next read or turn of the session
+   * unpacks it (tens of microseconds for a short session). Idle sessions are
+   * found by a timer every half of this time that walks the sessions in
+   * order of their last write and stops at the first recent one. What a
+   * compacted session holds reads back as JSON carries it, as from the Redis
+   * store (a `Date` in metadata becomes its ISO text); a session holding what
+   * JSON cannot (a BigInt, a cycle) is left as it is.
+   */
+  compactAfterSeconds?: number | false;
 }
 
+/** Read in place of the arrays of a compacted session: empty and never written to. */
+const NO_MESSAGES: MessageItem[] = Object.freeze([]) as unknown as MessageItem[];
+const NO_TURNS: TurnRecord[] = Object.freeze([]) as unknown as TurnRecord[];
+/** `compactedMessages` of a session that failed to compact: not tried again until its next write. */
+const NOT_COMPACTABLE = -1;
+/** Sessions compacted at most per timer tick, so that a tick stays short; the rest wait a few ms. */
+const COMPACTIONS_PER_TICK = 1000;
+/** The process tag of ids made by `createId` (`turn_<12 base-36 digits><counter>`), left out of a compacted session's text. */
+const ID_TAG = /_([0-9a-z]{12})[0-9a-z]/;
+
 interface SessionData {
+  /** The messages ({@link NO_MESSAGES} while compacted). */
   messages: MessageItem[];
+  /** The turn records ({@link NO_TURNS} while compacted). */
   turns: TurnRecord[];
+  /** While compacted: the messages and turns in compact JSON (see `compact`). */
+  compacted: string | undefined;
+  /** While compacted: the id tag written `~` in the text, when one was. */
+  compactedTag: string | undefined;
+  /** While compacted: how many messages the text holds; {@link NOT_COMPACTABLE} when it failed to compact. */
+  compactedMessages: number;
   /** Idempotency keys seen: key → the turn and the request fingerprint. */
-  requestKeys?: Map<string, { turnId: string; fingerprint: string }>;
+  requestKeys: Map<string, { turnId: string; fingerprint: string }> | undefined;
   expiresAt: number;
   /** The tenant it was opened for (`OpenTurnOptions.tenant`; null for none), unset until a turn opens it (unlisted until then). */
-  tenant?: string | null;
+  tenant: string | null | undefined;
   /** When it was last written (epoch ms). */
   lastActiveAt: number;
   /** The number of the last write to any session: the order of {@link InMemorySessionStore}'s map, and its list cursors. */
@@ -83,8 +116,15 @@ export class InMemorySessionStore implements SessionStore {
   /** The session of the last write (already last in {@link #sessions}): a turn's writes move nothing. */
   #lastWritten: string | undefined;
   #writes = 0;
+  readonly #compactAfterMs: number | undefined;
+  #compactTimer: ReturnType<typeof setInterval> | undefined;
+  #compactRest: ReturnType<typeof setTimeout> | undefined;
 
-  constructor({ idleTtlSeconds = 86_400, maxSessions = 10_000 }: InMemorySessionStoreOptions = {}) {
+  constructor({
+    idleTtlSeconds = 86_400,
+    maxSessions = 10_000,
+    compactAfterSeconds = 10,
+  }: InMemorySessionStoreOptions = {}) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
       throw new ConfigurationError({
         message: `idleTtlSeconds must be a positive number of seconds, got ${idleTtlSeconds}`,
@@ -95,10 +135,23 @@ export class InMemorySessionStore implements SessionStore {
         message: `maxSessions must be a positive whole number, got ${maxSessions}`,
       });
     }
+    if (
+      compactAfterSeconds !== false &&
+      (!(compactAfterSeconds > 0) || !Number.isFinite(compactAfterSeconds))
+    ) {
+      throw new ConfigurationError({
+        message: `compactAfterSeconds must be a positive number of seconds or false, got ${compactAfterSeconds}`,
+      });
+    }
     this.#idleTtlMs = idleTtlSeconds * 1000;
     this.#maxSessions = maxSessions;
     this.#sweepTimer = setInterval(() => this.#sweep(), Math.min(this.#idleTtlMs, MAX_SWEEP_INTERVAL_MS));
     this.#sweepTimer.unref();
+    if (compactAfterSeconds !== false) {
+      this.#compactAfterMs = compactAfterSeconds * 1000;
+      this.#compactTimer = setInterval(() => this.#compactIdle(), Math.max(this.#compactAfterMs / 2, 50));
+      this.#compactTimer.unref();
+    }
   }
 
   /** Stores the user message and the turn unless the last turn is unfinished or the key was seen. */
@@ -164,15 +217,11 @@ export class InMemorySessionStore implements SessionStore {
     let lastListed = 0;
     for (let index = entries.length - 1; index >= 0; index--) {
       const [sessionId, session] = entries[index] as [string, SessionData];
-      if (
-        session.writeNumber >= before ||
-        session.tenant !== (tenant ?? null) ||
-        session.messages.length === 0
-      )
+      if (session.writeNumber >= before || session.tenant !== (tenant ?? null) || messageCount(session) === 0)
         continue;
       if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) continue;
       if (sessions.length === limit) return { sessions, nextCursor: encodePageCursor(lastListed) };
-      sessions.push({ sessionId, lastActiveAt: session.lastActiveAt, messageCount: session.messages.length });
+      sessions.push({ sessionId, lastActiveAt: session.lastActiveAt, messageCount: messageCount(session) });
       lastListed = session.writeNumber;
     }
     return { sessions };
@@ -192,12 +241,13 @@ export class InMemorySessionStore implements SessionStore {
 
   /** Whether the session has any message (and has not expired). */
   exists(sessionId: string): boolean {
-    return (this.#live(sessionId)?.messages.length ?? 0) > 0;
+    const session = this.#live(sessionId, false);
+    return session !== undefined && messageCount(session) > 0;
   }
 
   /** Forgets the session's messages, turns and request keys; false when there was nothing. */
   delete(sessionId: string): boolean {
-    const existed = this.#live(sessionId) !== undefined;
+    const existed = this.#live(sessionId, false) !== undefined;
     this.#sessions.delete(sessionId);
     return existed;
   }
@@ -229,6 +279,9 @@ export class InMemorySessionStore implements SessionStore {
   close(): void {
     clearInterval(this.#sweepTimer);
     this.#sweepTimer = undefined;
+    clearInterval(this.#compactTimer);
+    this.#compactTimer = undefined;
+    clearTimeout(this.#compactRest);
     this.#leases.close();
     this.#cancelListeners.clear();
   }
@@ -248,7 +301,19 @@ export class InMemorySessionStore implements SessionStore {
   ) {
     let session = this.#live(sessionId);
     if (!session) {
-      session = { messages: [], turns: [], expiresAt: 0, lastActiveAt: 0, writeNumber: 0 };
+      // Every field from the start: fields added later would cost the object a second block.
+      session = {
+        messages: [],
+        turns: [],
+        compacted: undefined,
+        compactedTag: undefined,
+        compactedMessages: 0,
+        requestKeys: undefined,
+        tenant: undefined,
+        expiresAt: 0,
+        lastActiveAt: 0,
+        writeNumber: 0,
+      };
       this.#sessions.set(sessionId, session);
       if (this.#sessions.size > this.#maxSessions) this.#evict(sessionId);
     } else if (this.#lastWritten !== sessionId) {
@@ -257,6 +322,7 @@ export class InMemorySessionStore implements SessionStore {
       this.#sessions.set(sessionId, session);
     }
     this.#lastWritten = sessionId;
+    session.compactedMessages = 0;
     for (const message of messages) session.messages.push(freezeMessage(message));
     // The record is kept as given (the engine hands over a fresh one per write) and copied on read.
     if (turn) {
@@ -274,14 +340,72 @@ export class InMemorySessionStore implements SessionStore {
     return session;
   }
 
-  /** The session unless it is absent or idle for too long (then it is forgotten). */
-  #live(sessionId: string): SessionData | undefined {
+  /**
+   * The session unless it is absent or idle for too long (then it is
+   * forgotten), unpacked when it was compacted unless `unpack` is false.
+   */
+  #live(sessionId: string, unpack = true): SessionData | undefined {
     const session = this.#sessions.get(sessionId);
     if (session && session.expiresAt <= Date.now() && !this.#leases.isHeld(sessionId)) {
       this.#sessions.delete(sessionId);
       return undefined;
     }
+    if (unpack && session?.compacted !== undefined) expand(session);
     return session;
+  }
+
+  /**
+   * Compacts the sessions idle for `compactAfterSeconds` whose last turn has
+   * ended and whose lease is free: walks the map from its least recently
+   * written entry and stops at the first recent one. At most
+   * {@link COMPACTIONS_PER_TICK} per call; the rest follow a few ms later.
+   */
+  #compactIdle(): void {
+    clearTimeout(this.#compactRest);
+    this.#compactRest = undefined;
+    const left = this.#compactUntil(Date.now() - (this.#compactAfterMs as number), COMPACTIONS_PER_TICK);
+    if (left === 0) {
+      this.#compactRest = setTimeout(() => this.#compactIdle(), 5);
+      this.#compactRest.unref();
+    }
+  }
+
+  /**
+   * Compacts, least recently written first, the sessions last written before
+   * `idleSince` (epoch ms) that can be: up to `budget` of them. Returns the
+   * budget left (0: it stopped early).
+   */
+  #compactUntil(idleSince: number, budget: number): number {
+    for (const [sessionId, session] of this.#sessions) {
+      if (session.lastActiveAt > idleSince) break;
+      if (
+        session.compacted !== undefined ||
+        session.compactedMessages === NOT_COMPACTABLE ||
+        this.#leases.isHeld(sessionId)
+      )
+        continue;
+      const last = session.turns[session.turns.length - 1];
+      if (last && !isFinished(last.status)) continue;
+      if (compact(session) && --budget === 0) break;
+    }
+    return budget;
+  }
+
+  /**
+   * Compacts now every session that can be (its last turn has ended and its
+   * lease is free), however recently written, as the timer does on its own
+   * for sessions idle for `compactAfterSeconds`: before a heap snapshot,
+   * say, or in a test. Returns how many sessions it compacted.
+   */
+  compactSessions(): number {
+    return Number.MAX_SAFE_INTEGER - this.#compactUntil(Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER);
+  }
+
+  /** How many sessions the store keeps, and how many of them are compacted. */
+  stats(): { sessions: number; compacted: number } {
+    let compacted = 0;
+    for (const session of this.#sessions.values()) if (session.compacted !== undefined) compacted += 1;
+    return { sessions: this.#sessions.size, compacted };
   }
 
   #tail(messages: readonly MessageItem[], limit: number | undefined): MessageItem[] {
@@ -299,6 +423,7 @@ export class InMemorySessionStore implements SessionStore {
     let excess = this.#sessions.size - this.#maxSessions;
     for (const [sessionId, session] of this.#sessions) {
       if (excess <= 0) return;
+      // A compacted session's turns have all ended (and read as none here).
       const last = session.turns[session.turns.length - 1];
       if (sessionId === current || this.#leases.isHeld(sessionId) || (last && !isFinished(last.status)))
         continue;
@@ -313,4 +438,137 @@ export class InMemorySessionStore implements SessionStore {
       if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) this.#sessions.delete(sessionId);
     }
   }
+}
+
+/** How many messages a session holds, compacted or not. */
+function messageCount(session: SessionData): number {
+  return session.compacted === undefined ? session.messages.length : session.compactedMessages;
+}
+
+/** The interned id tags of compacted sessions: one per process that wrote ids, so a handful. */
+const idTags = new Map<string, string>();
+
+/**
+ * The thoughts and reasons of compacted steps, kept once for every session:
+ * an orchestrator's are mostly the same few texts ("answered by billing"),
+ * which a compacted session refers to by number. Only ever added to (so a
+ * number always means the same text), up to {@link MAX_SHARED_TEXTS} texts
+ * of at most {@link MAX_SHARED_LENGTH} characters (1 MB at most); past
+ * that, texts are written out in full.
+ */
+const sharedTexts: string[] = [];
+const sharedTextNumbers = new Map<string, number>();
+const MAX_SHARED_TEXTS = 4096;
+const MAX_SHARED_LENGTH = 256;
+
+/** The number of a shared text, or the text as packed when it cannot be shared. */
+function shareText(packed: unknown, what: string): unknown {
+  // A built-in router's phrase is packed as [phrase, part]: one number is shorter still.
+  const text = Array.isArray(packed) ? unpackText(packed, what) : packed;
+  if (typeof text !== 'string' || text.length > MAX_SHARED_LENGTH) return packed;
+  let number = sharedTextNumbers.get(text);
+  if (number === undefined) {
+    if (sharedTexts.length >= MAX_SHARED_TEXTS) return packed;
+    number = sharedTexts.push(text) - 1;
+    sharedTextNumbers.set(text, number);
+  }
+  return number;
+}
+
+/**
+ * Replaces a session's messages and turns by one string of compact JSON (see
+ * compact-records.ts): `[base, messages, turns]`, where the times of
+ * messages and turns are ms after `base` (the first message's time), and a
+ * call whose task is its turn's user message says `1` instead of repeating it,
+ * and a thought or reason is the number of a shared text where it can be.
+ * Ids made in one process share a 12-digit tag: it is kept once, beside the text.
+ */
+function compact(session: SessionData): boolean {
+  const { messages, turns } = session;
+  if (messages.length === 0 && turns.length === 0) return false;
+  let json: string;
+  try {
+    json = compactJson(messages, turns);
+  } catch {
+    // A value JSON cannot hold (a BigInt, a cycle in metadata or an agent's state), or a message that
+    // would not read back: the session stays as it is, and is not tried again until its next write.
+    session.compactedMessages = NOT_COMPACTABLE;
+    return false;
+  }
+  const found = ID_TAG.exec(turns[0]?.turnId ?? messages[0]?.id ?? '')?.[1];
+  let tag: string | undefined;
+  if (found !== undefined && !json.includes('_~')) {
+    tag = idTags.get(found);
+    if (tag === undefined) {
+      tag = flatString(`${found}`);
+      if (idTags.size < 64) idTags.set(tag, tag);
+    }
+    json = json.replaceAll(`_${tag}`, '_~');
+  }
+  session.compacted = flatString(json);
+  session.compactedTag = tag;
+  session.compactedMessages = messages.length;
+  session.messages = NO_MESSAGES;
+  session.turns = NO_TURNS;
+  return true;
+}
+
+/** `[base, messages, turns]` in JSON (see {@link compact}); throws when a message would not read back. */
+function compactJson(messages: readonly MessageItem[], turns: readonly TurnRecord[]): string {
+  const packedMessages = messages.map((message) => {
+    const packed = packMessage(message);
+    unpackMessage(packed);
+    return packed;
+  });
+  const first = packedMessages[0]?.[4];
+  const base = typeof first === 'number' ? first : 0;
+  const userTexts = new Map<string, string>();
+  for (const packed of packedMessages) {
+    if (typeof packed[4] === 'number') packed[4] -= base;
+    if (packed[1] === 'u') userTexts.set(packed[2] as string, packed[3] as string);
+  }
+  const packedTurns = turns.map((turn) => {
+    const packed = packTurn(turn);
+    if (typeof packed[4] === 'number') packed[4] -= base;
+    const userText = userTexts.get(turn.userMessageId);
+    for (const step of packed[7] as unknown[][]) {
+      for (const call of step[4] as unknown[][]) {
+        if (userText !== undefined && call[2] === userText) call[2] = 1;
+        if (call.length > 3) call[3] = shareText(call[3], 'thought');
+        if (call.length > 4) call[4] = shareText(call[4], 'reason');
+      }
+    }
+    return packed;
+  });
+  return JSON.stringify([base, packedMessages, packedTurns]);
+}
+
+/** Unpacks a compacted session back into its messages (frozen) and turns. */
+function expand(session: SessionData): void {
+  const tag = session.compactedTag;
+  const text = session.compacted as string;
+  const json = tag === undefined ? text : text.replaceAll('_~', `_${tag}`);
+  const [base, packedMessages, packedTurns] = JSON.parse(json) as [number, unknown[][], unknown[][]];
+  const userTexts = new Map<string, string>();
+  session.messages = packedMessages.map((packed) => {
+    if (typeof packed[4] === 'number') packed[4] += base;
+    const message = freezeMessage(unpackMessage(packed));
+    if (message.role === 'user') userTexts.set(message.id, message.content);
+    return message;
+  });
+  session.turns = packedTurns.map((packed) => {
+    if (typeof packed[4] === 'number') packed[4] += base;
+    const userText = userTexts.get(unpackId(packed[2], packed[1] as string, 'userMessageId'));
+    for (const step of packed[7] as unknown[][]) {
+      for (const call of step[4] as unknown[][]) {
+        if (call[2] === 1) call[2] = userText;
+        if (typeof call[3] === 'number') call[3] = sharedTexts[call[3]];
+        if (typeof call[4] === 'number') call[4] = sharedTexts[call[4]];
+      }
+    }
+    return unpackTurn(packed);
+  });
+  session.compacted = undefined;
+  session.compactedTag = undefined;
+  session.compactedMessages = 0;
 }

@@ -48,12 +48,15 @@ const PreviousTurnEnvelope = z.object({
 });
 
 describe('sessions written by the previous version', () => {
-  it('still read, and take new turns; finished turns stay readable by the previous version', async () => {
+  it('still read, and take new turns; with compactRecords off, finished turns stay readable by the previous version', async () => {
     const keyPrefix = redis.prefix();
     const base = `${keyPrefix}session:{old-session}`;
     await redis.admin.rpush(`${base}:messages`, ...PREVIOUS_VERSION_SESSION.messages);
     await redis.admin.rpush(`${base}:turns`, ...PREVIOUS_VERSION_SESSION.turns);
-    const { app } = createApp({ agents: [echoAgent()], ...createRedisStores(REDIS_URL, { keyPrefix }) });
+    const { app } = createApp({
+      agents: [echoAgent()],
+      ...createRedisStores(REDIS_URL, { keyPrefix, compactRecords: false }),
+    });
     try {
       const before = (await (await app.request('/v1/sessions/old-session')).json()) as {
         messages: unknown[];
@@ -81,6 +84,51 @@ describe('sessions written by the previous version', () => {
       const raw = await redis.admin.lrange(`${base}:turns`, 0, -1);
       expect(raw).toHaveLength(3);
       for (const record of raw) expect(PreviousTurnEnvelope.safeParse(JSON.parse(record)).success).toBe(true);
+      const rawMessages = await redis.admin.lrange(`${base}:messages`, 0, -1);
+      for (const record of rawMessages) expect(record).toMatch(/^\{"v":1,"message":\{/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('by default appends compact records after the old ones, and reads the mix as one history', async () => {
+    const keyPrefix = redis.prefix();
+    const base = `${keyPrefix}session:{old-session}`;
+    await redis.admin.rpush(`${base}:messages`, ...PREVIOUS_VERSION_SESSION.messages);
+    await redis.admin.rpush(`${base}:turns`, ...PREVIOUS_VERSION_SESSION.turns);
+    const { app } = createApp({ agents: [echoAgent()], ...createRedisStores(REDIS_URL, { keyPrefix }) });
+    try {
+      const result = await app.chat({ message: 'echo: again', sessionId: 'old-session' });
+      expect(result).toMatchObject({ status: 'completed', reply: 'echo: again' });
+      const rawMessages = await redis.admin.lrange(`${base}:messages`, 0, -1);
+      expect(rawMessages.slice(0, 5)).toEqual(PREVIOUS_VERSION_SESSION.messages);
+      for (const record of rawMessages.slice(5)) expect(record).toMatch(/^\[3,"[uta]",/);
+      const rawTurns = await redis.admin.lrange(`${base}:turns`, 0, -1);
+      expect(rawTurns[2]).toMatch(/^\[3,"turn_/);
+      // The three new records take fewer bytes than the three first old ones, which hold the same kind of turn.
+      const newChars = rawMessages.slice(5).join('').length;
+      const oldChars = rawMessages.slice(0, 3).join('').length;
+      expect(newChars).toBeLessThan(oldChars * 0.75);
+
+      const session = (await (await app.request('/v1/sessions/old-session')).json()) as {
+        messages: Array<{ content: string; role: string }>;
+        turns: Array<{ turnId: string; status: string; steps: unknown[] }>;
+      };
+      expect(session.messages.map((message) => message.content)).toEqual([
+        'echo: hello',
+        'echo: hello',
+        'echo: hello',
+        'loop',
+        'Sorry, something went wrong',
+        'echo: again',
+        'echo: again',
+        'echo: again',
+      ]);
+      expect(session.turns.map((turn) => turn.status)).toEqual(['completed', 'failed', 'completed']);
+      expect(session.turns[2]?.steps).toHaveLength(2);
+      const messages = await app.sessions.read('old-session');
+      const turns = await app.sessions.listTurns('old-session');
+      expect(historyProblems(messages, turns)).toEqual([]);
     } finally {
       await app.close();
     }
@@ -102,8 +150,9 @@ describe('sessions written by the previous version', () => {
       expect(record).toMatch(/^\{"v":2,"s":"running","turn":\{/);
       expect(PreviousTurnEnvelope.safeParse(JSON.parse(record ?? '')).success).toBe(false);
       await running;
+      // Once ended, the record is compact.
       expect(await redis.admin.lindex(`${keyPrefix}session:{running}:turns`, -1)).toMatch(
-        /^\{"v":1,"turn":\{/,
+        /^\[3,"turn_[^"]+",(?:"msg_[^"]+"|\["msg",\d+,"[^"]+"\]),"completed",/,
       );
     } finally {
       await app.close();

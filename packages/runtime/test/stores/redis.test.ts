@@ -71,25 +71,28 @@ describe('RedisSessionStore', () => {
     }
   });
 
-  it('writes versioned records under its prefix, with every session key on the idle expiry', async () => {
+  it('writes compact records under its prefix, with every session key on the idle expiry', async () => {
     const prefix = redis.prefix();
     const sessions = new RedisSessionStore(REDIS_URL, { keyPrefix: prefix, idleTtlSeconds: 600 });
     try {
       const lease = await sessions.acquireLease('a:b/c', { ttlMs: 30_000, waitMs: 0 });
-      await sessions.append('a:b/c', [userMessage('hi')], { turn: turnRecord('x') });
+      const hi = userMessage('hi');
+      const finished = turnRecord('x');
+      await sessions.append('a:b/c', [hi], { turn: finished });
       const keys = (await redis.keys(prefix)).sort();
       expect(keys).toEqual(
         ['lease', 'messages', 'turns'].map((name) => `${prefix}session:{a%3Ab%2Fc}:${name}`),
       );
       const [, messagesKey, turnsKey] = keys as [string, string, string];
-      expect(JSON.parse((await redis.admin.lindex(messagesKey, 0)) ?? '')).toMatchObject({
-        v: 1,
-        message: { content: 'hi' },
-      });
-      expect(JSON.parse((await redis.admin.lindex(turnsKey, 0)) ?? '')).toMatchObject({
-        v: 1,
-        turn: { userMessageId: 'x' },
-      });
+      // Compact: `[3, role, id, content, createdAt (ms), …]` and `[3, turnId, userMessageId, status, …]`.
+      const message = JSON.parse((await redis.admin.lindex(messagesKey, 0)) ?? '');
+      expect(message.slice(0, 4)).toEqual([3, 'u', expect.any(String), 'hi']);
+      expect(typeof message[4]).toBe('number');
+      const turn = JSON.parse((await redis.admin.lindex(turnsKey, 0)) ?? '');
+      expect(turn.slice(0, 4)).toEqual([3, finished.turnId, 'x', 'completed']);
+      // What was written reads back as written.
+      expect(await sessions.read('a:b/c')).toEqual([hi]);
+      expect(await sessions.listTurns('a:b/c')).toEqual([finished]);
       for (const key of [messagesKey, turnsKey]) {
         expect(await redis.admin.pttl(key)).toBeGreaterThan(590_000);
       }
@@ -123,6 +126,15 @@ describe('RedisSessionStore', () => {
         JSON.stringify({ v: 1, message: { role: 'user' } }),
       );
       await expect(sessions.read('healthy')).rejects.toMatchObject({ code: 'corrupt_record' });
+      // Compact records are checked as closely: an unknown role, a newer frame, a turn that fails the schema.
+      await sessions.delete('healthy');
+      await redis.admin.rpush(`${prefix}session:{healthy}:messages`, '[3,"x","m1","hi",1]');
+      await expect(sessions.read('healthy')).rejects.toThrow(/role must be u, t or a/);
+      await sessions.delete('healthy');
+      await redis.admin.rpush(`${prefix}session:{healthy}:messages`, '[4,"u","m1","hi",1]');
+      await expect(sessions.read('healthy')).rejects.toThrow(/unsupported compact record version 4/);
+      await redis.admin.rpush(`${prefix}session:{healthy}:turns`, '[3,"t1","m1","sleeping",1,null,null,[]]');
+      await expect(sessions.listTurns('healthy')).rejects.toThrow(/status/);
       expect(await sessions.delete('broken')).toBe(true);
       await sessions.append('broken', [userMessage('fresh start')]);
       expect(await sessions.read('broken')).toHaveLength(1);

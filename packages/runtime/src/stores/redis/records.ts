@@ -2,6 +2,7 @@ import { CorruptRecordError, type MessageItem, MessageItemSchema } from '@switch
 import { z } from 'zod';
 import type { TurnRecord } from '../../turns/turn-record.js';
 import { TurnRecordSchema } from '../../turns/turn-schemas.js';
+import { COMPACT_VERSION, packMessage, packTurn, unpackMessage, unpackTurn } from '../compact-records.js';
 import { deepFreeze } from '../freeze.js';
 
 /** The schema version of message and memory records, and of turn records an older replica can read. */
@@ -33,7 +34,9 @@ const OLD_STEP_KINDS = new Set(['call', 'fan-out', 'answer', 'error']);
  * other turn is `v: 2`, with its status first (`s`), where the open-turn
  * script reads it without decoding the record.
  */
-export function encodeTurnRecord(turn: TurnRecord): string {
+export function encodeTurnRecord(turn: TurnRecord, compact = false): string {
+  // The open-turn script reads an unfinished turn's status from its `v: 2` frame: only ended turns are compact.
+  if (compact && isEnded(turn)) return JSON.stringify(packTurn(turn));
   const readableByV1 =
     (turn.status === 'completed' || turn.status === 'failed') &&
     turn.endedAt !== undefined &&
@@ -43,9 +46,21 @@ export function encodeTurnRecord(turn: TurnRecord): string {
     : JSON.stringify({ v: TURN_RECORD_VERSION, s: turn.status, turn });
 }
 
+function isEnded(turn: TurnRecord): boolean {
+  return turn.status !== 'running' && turn.status !== 'awaiting_approval';
+}
+
 /** Serialises a record body with the current schema version. */
 export function encodeRecord(body: Record<string, unknown>): string {
   return JSON.stringify({ v: RECORD_VERSION, ...body });
+}
+
+/**
+ * Serialises a message: compact (`[3, role, …]`, see compact-records.ts),
+ * or `{ v: 1, message }` as the previous version wrote it.
+ */
+export function encodeMessageRecord(message: MessageItem, compact: boolean): string {
+  return compact ? JSON.stringify(packMessage(message)) : encodeRecord({ message });
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -93,6 +108,62 @@ export function decodeRecord<Schema extends z.ZodType>(
   return parsed.data;
 }
 
+const OPEN_BRACKET = '['.charCodeAt(0);
+
+/** Parses a compact record and unpacks it, reporting a failure as a value. */
+function parseCompact<Data>(raw: string, unpack: (packed: unknown) => Data): Parsed<Data> {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    return { detail: 'not valid JSON', cause: error };
+  }
+  if (!Array.isArray(json) || json[0] !== COMPACT_VERSION) {
+    const version = Array.isArray(json) ? JSON.stringify(json[0]) : 'none';
+    return { detail: `unsupported compact record version ${version}` };
+  }
+  try {
+    return { data: unpack(json) };
+  } catch (error) {
+    return { detail: (error as Error).message, cause: error };
+  }
+}
+
+/** Parses a stored turn in either form: compact, or a `{ v, turn }` envelope. */
+function parseTurn(raw: string): Parsed<TurnRecord> {
+  if (raw.charCodeAt(0) !== OPEN_BRACKET) {
+    const parsed = parseRecord(raw, TurnRecordEnvelopeSchema);
+    return 'detail' in parsed ? parsed : { data: parsed.data.turn };
+  }
+  const unpacked = parseCompact(raw, unpackTurn);
+  if ('detail' in unpacked) return unpacked;
+  // The compact frame keeps fields as written: the schema checks them as it checks an envelope's turn.
+  const result = TurnRecordSchema.safeParse(unpacked.data);
+  return result.success
+    ? { data: result.data as TurnRecord }
+    : { detail: describeIssues(result.error), cause: result.error };
+}
+
+/**
+ * Decodes one stored turn record, compact or not.
+ * @throws CorruptRecordError naming `key`.
+ */
+export function decodeTurn(key: string, raw: string): TurnRecord {
+  const parsed = parseTurn(raw);
+  if ('detail' in parsed) throw new CorruptRecordError({ key, ...parsed });
+  return parsed.data;
+}
+
+/** Decodes the turn records of a list read, naming the failing item's position in the error. */
+export function decodeTurns(key: string, raws: readonly string[]): TurnRecord[] {
+  return raws.map((raw, index) => {
+    const parsed = parseTurn(raw);
+    if ('detail' in parsed)
+      throw new CorruptRecordError({ key: listItemKey(key, index, raws.length), ...parsed });
+    return parsed.data;
+  });
+}
+
 /** The position of item `index` of a list read, for error messages. */
 function listItemKey(key: string, index: number, count: number): string {
   return `${key} (item ${index + 1} of ${count} read)`;
@@ -119,6 +190,12 @@ export function decodeList<Schema extends z.ZodType>(
  * @throws CorruptRecordError naming the key and the item's position.
  */
 export function decodeMessage(key: string, raw: string, index: number, count: number): MessageItem {
+  if (raw.charCodeAt(0) === OPEN_BRACKET) {
+    const unpacked = parseCompact(raw, unpackMessage);
+    if ('detail' in unpacked)
+      throw new CorruptRecordError({ key: listItemKey(key, index, count), ...unpacked });
+    return deepFreeze(unpacked.data);
+  }
   const parsed = parseRecord(raw, MessageRecordSchema);
   if ('detail' in parsed) throw new CorruptRecordError({ key: listItemKey(key, index, count), ...parsed });
   deepFreeze(parsed.data.message);

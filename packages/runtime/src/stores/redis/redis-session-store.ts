@@ -15,14 +15,7 @@ import type {
   SessionStore,
 } from '../session-store.js';
 import { APPEND_SESSION, OPEN_TURN, READ_PAGE } from './lua-scripts.js';
-import {
-  decodeList,
-  decodeMessages,
-  decodeRecord,
-  encodeRecord,
-  encodeTurnRecord,
-  TurnRecordEnvelopeSchema,
-} from './records.js';
+import { decodeMessages, decodeTurn, decodeTurns, encodeMessageRecord, encodeTurnRecord } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
@@ -47,6 +40,14 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
    * tens of MB at most; 0 turns the cache off).
    */
   windowCacheChars?: number;
+  /**
+   * Write messages and ended turns in the compact record format (default
+   * true): JSON arrays with times as numbers, under half the bytes of the
+   * `{ "v": 1, … }` records. This version reads both. Set it to false only
+   * while replicas of the previous version share the Redis (a rolling
+   * upgrade): they cannot read compact records.
+   */
+  compactRecords?: boolean;
 }
 
 /**
@@ -54,16 +55,15 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * serve any session.
  *
  * Each session is a list of message records and a list of turn records
- * (versioned JSON, validated with zod when read), a hash of the
- * `Idempotency-Key`s it has seen, and a lease key, all under one hash tag
- * (one cluster slot). Opening a turn is one Lua script (check the lease and
- * the previous turn, push the user message and the running turn's record,
- * read the window); each later write is another (push messages, replace the
- * turn's record in place). Each is atomic and one round trip, so a
- * single-hop turn costs five: acquire the lease, open the turn, append the
- * agent's reply, append the answer with the finished record, release the
- * lease. Cancels between replicas travel over pub/sub, on a connection
- * opened when the first listener subscribes.
+ * (compact JSON, see `compactRecords`, checked field by field or with zod
+ * when read), a hash of the `Idempotency-Key`s it has seen, and a lease
+ * key, all under one hash tag (one cluster slot). Opening a turn is one Lua
+ * script (take the lease, check the previous turn, push the user message and
+ * the running turn's record, read the window); each later write is another
+ * (push messages, replace the turn's record in place, and with the last one
+ * release the lease). Each is atomic and one round trip, so a single-hop turn
+ * waits for two. Cancels between replicas travel over pub/sub, on a
+ * connection opened when the first listener subscribes.
  *
  * For `listSessions` each tenant has a sorted set of its session ids, scored
  * by when each last started a turn: opening a turn updates it with one more
@@ -100,6 +100,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #idleTtlMs: number;
   readonly #windows: SessionWindowCache;
   readonly #index: RedisSessionIndex;
+  readonly #compact: boolean;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #subscriber: Redis | undefined;
 
@@ -114,6 +115,7 @@ export class RedisSessionStore implements SessionStore {
       idleTtlSeconds = 86_400,
       commandTimeoutMs,
       windowCacheChars = 8_000_000,
+      compactRecords = true,
     }: RedisSessionStoreOptions = {},
   ) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
@@ -122,6 +124,7 @@ export class RedisSessionStore implements SessionStore {
       });
     }
     this.#keyPrefix = keyPrefix;
+    this.#compact = compactRecords;
     this.#idleTtlMs = Math.round(idleTtlSeconds * 1000);
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
     this.#windows = new SessionWindowCache({ maxChars: windowCacheChars });
@@ -145,8 +148,8 @@ export class RedisSessionStore implements SessionStore {
       idleTtlMs,
       limit > 0 ? limit : 0,
       lease?.token ?? '',
-      encodeRecord({ message: userMessage }),
-      encodeTurnRecord(turn),
+      encodeMessageRecord(userMessage, this.#compact),
+      encodeTurnRecord(turn, this.#compact),
       requestKey?.key ?? '',
       requestKey ? `${turn.turnId} ${requestKey.fingerprint}` : '',
       this.#leases.taking(lease),
@@ -174,8 +177,7 @@ export class RedisSessionStore implements SessionStore {
       return { kind: 'duplicate', turnId, fingerprint };
     }
     if (code === 1) {
-      const record = decodeRecord(`${keys.turns} (last)`, String(payload), TurnRecordEnvelopeSchema);
-      return { kind: 'unfinished', turn: record.turn };
+      return { kind: 'unfinished', turn: decodeTurn(`${keys.turns} (last)`, String(payload)) };
     }
     if (typeof payload === 'string')
       return { kind: 'opened', messages: this.#windows.decode(keys.messages, payload) };
@@ -205,8 +207,8 @@ export class RedisSessionStore implements SessionStore {
       lease?.token ?? '',
       release ? '1' : '',
     ];
-    for (const message of messages) args.push(encodeRecord({ message }));
-    if (turn) args.push(encodeTurnRecord(turn));
+    for (const message of messages) args.push(encodeMessageRecord(message, this.#compact));
+    if (turn) args.push(encodeTurnRecord(turn, this.#compact));
     const [code] = (await this.#connection.run('append to a session', (client) =>
       APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
     )) as [number];
@@ -237,10 +239,7 @@ export class RedisSessionStore implements SessionStore {
     )) as [number, number, string, string[]];
     const { start, lastTurn: lastIndex } = pageRange(total, turnCount, { ...options, limit });
     const messages = decodeMessages(keys.messages, raws);
-    const lastTurn =
-      lastRaw === ''
-        ? undefined
-        : decodeRecord(`${keys.turns} (last)`, lastRaw, TurnRecordEnvelopeSchema).turn;
+    const lastTurn = lastRaw === '' ? undefined : decodeTurn(`${keys.turns} (last)`, lastRaw);
     const { first, last } = pageTurnRange(messages, lastIndex);
     let candidates: TurnRecord[] = [];
     if (first === turnCount - 1 && last === first && lastTurn) candidates = [lastTurn];
@@ -248,7 +247,7 @@ export class RedisSessionStore implements SessionStore {
       const turnRaws = await this.#connection.run('read the turns of a page', (client) =>
         client.lrange(keys.turns, first, last),
       );
-      candidates = decodeList(keys.turns, turnRaws, TurnRecordEnvelopeSchema).map((record) => record.turn);
+      candidates = decodeTurns(keys.turns, turnRaws);
     }
     return finishPage(messages, candidates, { start, first, lastTurn });
   }
@@ -264,7 +263,7 @@ export class RedisSessionStore implements SessionStore {
     const raw = await this.#connection.run('read the last turn of a session', (client) =>
       client.lindex(turns, -1),
     );
-    return raw === null ? undefined : decodeRecord(`${turns} (last)`, raw, TurnRecordEnvelopeSchema).turn;
+    return raw === null ? undefined : decodeTurn(`${turns} (last)`, raw);
   }
 
   /** The session's turn records, oldest first. */
@@ -273,7 +272,7 @@ export class RedisSessionStore implements SessionStore {
     const raws = await this.#connection.run('list the turns of a session', (client) =>
       client.lrange(turns, 0, -1),
     );
-    return decodeList(turns, raws, TurnRecordEnvelopeSchema).map((record) => record.turn);
+    return decodeTurns(turns, raws);
   }
 
   /** Whether the session has any message (and has not expired). */
