@@ -1,5 +1,5 @@
 // History stays flat: a turn on a session holding 10 000 messages against a turn on a 10-message session, in
-// memory and on Redis, in the same run, turns interleaved in blocks. Both sessions are seeded through the
+// memory and on Redis, in the same run, turns interleaved in blocks of 50; each figure is the median block. Both sessions are seeded through the
 // store's own `append`, in bulk. Run compiled in a child process by bench/run.ts (BENCH_VARIANTS=history);
 // run alone it prints its results as JSON.
 //   BENCH_HISTORY_MESSAGES (default 10000)  messages stored in the big session before the measured turns
@@ -73,26 +73,37 @@ async function measureStore(
     };
     for (let index = 0; index < 600; index++) await chat(churnSession('warm', index), index);
     for (let index = 0; index < BLOCK; index++) await chat(`big-${index % BIG_SESSIONS}`, index);
-    const totals = { big: { cpu: 0, wall: 0 }, small: { cpu: 0, wall: 0 } };
+    // Per block, so that the median can leave out the blocks a major GC of the whole heap happened to land in.
+    const blocks = {
+      big: { cpu: [] as number[], wall: [] as number[] },
+      small: { cpu: [] as number[], wall: [] as number[] },
+    };
     const block = async (kind: 'big' | 'small', from: number) => {
       const cpu = process.cpuUsage();
       const started = performance.now();
       for (let index = from; index < from + BLOCK; index++)
         await chat(kind === 'big' ? `big-${index % BIG_SESSIONS}` : `small-${index}`, index);
       const used = process.cpuUsage(cpu);
-      totals[kind].wall += performance.now() - started;
-      totals[kind].cpu += used.user + used.system;
+      blocks[kind].wall.push(performance.now() - started);
+      blocks[kind].cpu.push(used.user + used.system);
     };
     for (let from = 0; from < measuredTurns; from += BLOCK) {
       for (let index = from; index < from + BLOCK; index++) await chat(`small-${index}`, index);
       await block('big', from);
       await block('small', from);
     }
-    const per = ({ cpu, wall }: { cpu: number; wall: number }) => ({
-      cpuMicros: cpu / measuredTurns,
-      wallMicros: (wall * 1000) / measuredTurns,
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const middle = Math.floor(sorted.length / 2);
+      return sorted.length % 2
+        ? (sorted[middle] as number)
+        : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+    };
+    const per = ({ cpu, wall }: { cpu: number[]; wall: number[] }) => ({
+      cpuMicros: median(cpu) / BLOCK,
+      wallMicros: (median(wall) * 1000) / BLOCK,
     });
-    return { store, messages, turns: measuredTurns, big: per(totals.big), small: per(totals.small) };
+    return { store, messages, turns: measuredTurns, big: per(blocks.big), small: per(blocks.small) };
   } finally {
     await app.close();
   }
