@@ -495,6 +495,7 @@ export class TurnEngine {
         idleTtlMs: turn.runtime.idleTtlMs,
       });
       turn.wrote = true;
+      turn.storeAnswersAtOnce = !isPromiseLike(opening);
       let opened: Awaited<typeof opening>;
       try {
         opened = yield* settled(opening);

@@ -126,7 +126,8 @@ export class TurnLoop {
    * replied; the store's lease check keeps the writes safe meanwhile, and
    * they reach the store in the order they were made. The `last` write of
    * the part of the turn this process runs may release the lease in the same
-   * round trip, when the runtime says so (`releaseWithLastWrite`).
+   * round trip, when the runtime says so (`releaseWithLastWrite`). Messages
+   * {@link TurnLoop.hold | held} until now go first, in the same call.
    */
   write(
     turn: TurnState,
@@ -147,7 +148,15 @@ export class TurnLoop {
     const options: AppendOptions = { turn: turn.snapshot(), lease };
     if (idleTtlMs !== undefined) options.idleTtlMs = idleTtlMs;
     if (last && turn.runtime.releaseWithLastWrite) options.releaseLease = true;
-    const written = turn.runtime.sessions.append(turn.sessionId, messages, options);
+    const { held } = turn;
+    let sending = messages;
+    if (held) {
+      clearImmediate(turn.heldFlush);
+      turn.held = undefined;
+      turn.heldFlush = undefined;
+      sending = messages.length === 0 ? held : [...held, ...messages];
+    }
+    const written = turn.runtime.sessions.append(turn.sessionId, sending, options);
     // What the orchestrator sees next is the history as stored (a fan-out's replies in the order they came).
     for (const message of messages) if (message.role !== 'assistant') turn.messages.push(message);
     const earlier = turn.unconfirmed;
@@ -166,8 +175,50 @@ export class TurnLoop {
     turn.unconfirmed = both;
   }
 
-  /** Waits for the turn's deferred writes: before an agent runs, the store must have what came before. */
+  /**
+   * Holds an agent's reply to go with the turn's next write, so that a
+   * single-hop turn stores its reply, its answer and its record in one call.
+   * The orchestrator sees the reply at once. Should nothing write before the
+   * next turn of the event loop (the orchestrator awaits something while it
+   * decides), the reply is sent then, without waiting, as a `deferred` write:
+   * it is stored while the next decision is made, in order, as before. With
+   * a store that answers at once, the reply is written at once.
+   */
+  hold(turn: TurnState, messages: readonly MessageItem[]): void {
+    // As `write`: nothing once the turn lost its lease, and a stopped turn keeps only its closing write.
+    const { control } = turn.runtime;
+    if (control.stopped !== undefined) {
+      if (control.leaseLost) throw control.stopped;
+      return;
+    }
+    // A store that answers at once (in memory) gains nothing from one call instead of two.
+    if (turn.storeAnswersAtOnce) {
+      this.write(turn, messages, { deferred: true });
+      return;
+    }
+    for (const message of messages) if (message.role !== 'assistant') turn.messages.push(message);
+    if (turn.held) turn.held.push(...messages);
+    else turn.held = [...messages];
+    turn.heldFlush ??= setImmediate(() => this.#sendHeld(turn));
+  }
+
+  /** Sends the held messages now, without waiting; a failure waits for the turn's next write or confirm. */
+  #sendHeld(turn: TurnState): void {
+    clearImmediate(turn.heldFlush);
+    turn.heldFlush = undefined;
+    if (!turn.held) return;
+    try {
+      this.write(turn, [], { deferred: true });
+    } catch (error) {
+      const failed = Promise.reject(error);
+      failed.then(undefined, noop);
+      turn.unconfirmed = failed;
+    }
+  }
+
+  /** Waits for the turn's deferred (and held) writes: before an agent runs, the store must have what came before. */
   *confirmWrites(turn: TurnState): Steps<void> {
+    if (turn.held) this.#sendHeld(turn);
     const pending = turn.unconfirmed;
     if (!pending) return;
     turn.unconfirmed = undefined;
@@ -707,15 +758,15 @@ export class TurnLoop {
 
     if (refusals) yield* settled(this.write(turn, refusals));
     // An agent's side effects wait until what came before them is stored.
-    if (turn.unconfirmed) yield* this.confirmWrites(turn);
+    if (turn.unconfirmed || turn.held) yield* this.confirmWrites(turn);
 
     if (toRun.length === 1) {
       const { index, resume } = toRun[0] as { index: number; resume?: AgentResume };
       const running = this.#runCall(turn, calls[index] as ToolCall, conversation, decisionContext, resume);
       const outcome = isPromiseLike(running) ? ((yield running) as Awaited<typeof running>) : running;
       const reply = this.#settleCall(turn, step, index, outcome);
-      // Not waited for here: the next write, or the next agent call, waits for it (one round trip saved).
-      if (reply) this.write(turn, [reply], { deferred: true });
+      // Goes with the next write (the answer's, in a single-hop turn), or is sent without waiting (see hold).
+      if (reply) this.hold(turn, [reply]);
     } else if (toRun.length > 1) {
       yield* this.#runConcurrently(turn, step, toRun, conversation, decisionContext);
     }

@@ -144,6 +144,12 @@ export class TurnState {
   wrote = false;
   /** Writes sent but not yet waited for (see `TurnLoop.write`'s `deferred`). */
   unconfirmed: Promise<void> | undefined = undefined;
+  /** Set when the store answered the turn's opening at once (no promise): held messages are written at once too. */
+  storeAnswersAtOnce = false;
+  /** Messages waiting to go with the turn's next write (see `TurnLoop.hold`). */
+  held: MessageItem[] | undefined = undefined;
+  /** Sends {@link held} on the next turn of the event loop, should no other write take them first. */
+  heldFlush: ReturnType<typeof setImmediate> | undefined = undefined;
   readonly runtime: TurnRuntime;
   /** The span of the part of the turn this process runs. */
   span: Span | undefined;

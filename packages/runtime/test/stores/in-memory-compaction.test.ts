@@ -101,6 +101,47 @@ describe('compact records: messages', () => {
   });
 });
 
+describe('compact records: times', () => {
+  // What the stores may write as a number: exactly the texts that read back the same through Date.
+  const reference = (iso: string) => {
+    const ms = Date.parse(iso);
+    return iso.length === 24 && Number.isFinite(ms) && new Date(ms).toISOString() === iso ? ms : iso;
+  };
+  const packedTime = (createdAt: string) =>
+    packMessage({ id: 'm1', role: 'user', content: '', createdAt })[4];
+
+  it.each([
+    '2026-11-25T16:50:00.123Z',
+    '0000-01-01T00:00:00.000Z',
+    '0050-03-01T10:00:00.000Z',
+    '1969-12-31T23:59:59.999Z',
+    '2024-02-29T00:00:00.000Z',
+    '2000-02-29T00:00:00.000Z',
+    '1900-02-29T00:00:00.000Z',
+    '2023-02-29T00:00:00.000Z',
+    '2026-04-31T00:00:00.000Z',
+    '2026-13-01T00:00:00.000Z',
+    '2026-01-01T24:00:00.000Z',
+    '2026-01-01T00:60:00.000Z',
+    '2026-01-01T00:00:00.000z',
+    '2026-01-01 00:00:00.000Z',
+    '9999-12-31T23:59:59.999Z',
+  ])('packs %s as Date reads it', (iso) => {
+    expect(packedTime(iso)).toBe(reference(iso));
+    expect(
+      unpackMessage(viaJson(packMessage({ id: 'm1', role: 'user', content: '', createdAt: iso }))).createdAt,
+    ).toBe(iso);
+  });
+
+  it('packs every time of a sweep over ten thousand years as Date reads it', () => {
+    const step = 9_999_999_937; // about 116 days, so that days, months and leap years vary
+    for (let ms = Date.UTC(0, 0, 1) - 62_167_219_200_000 + 1; ms < 253_402_300_799_999; ms += step) {
+      const iso = new Date(ms).toISOString();
+      expect(packedTime(iso)).toBe(reference(iso));
+    }
+  });
+});
+
 describe('compact records: turns', () => {
   const completed: TurnRecord = {
     turnId: 'turn_0123456789abcdef1',

@@ -75,28 +75,89 @@ describe('Redis round trips of a real turn through App.chat()', () => {
     );
 
     const sessions = ['rt-a', 'rt-b', 'rt-c'];
-    const perTurn: Array<{ sessionId: string; turn: number; roundTrips: number }> = [];
+    const perTurn: Array<{ sessionId: string; turn: number; roundTrips: number; sessionScripts: number }> =
+      [];
+    // Scripts run on the session's own keys: each names its messages and then its turns key (EVAL or EVALSHA).
+    const sessionScripts = (sent: string, sessionId: string) =>
+      sent.match(
+        new RegExp(
+          `session:\\{${sessionId}\\}:messages\\r\\n\\$\\d+\\r\\n[^\\r]*session:\\{${sessionId}\\}:turns`,
+          'g',
+        ),
+      )?.length ?? 0;
     for (let turn = 1; turn <= 3; turn++) {
       for (const sessionId of sessions) {
         proxy.resetCount();
         const result = await app.chat({ sessionId, message: `echo ${sessionId} ${turn}` });
-        perTurn.push({ sessionId, turn, roundTrips: proxy.roundTrips });
+        perTurn.push({
+          sessionId,
+          turn,
+          roundTrips: proxy.roundTrips,
+          sessionScripts: sessionScripts(proxy.sent, sessionId),
+        });
         expect(result).toMatchObject({ status: 'completed', reply: `echo: echo ${sessionId} ${turn}` });
         expect(result.steps.map((step) => step.kind)).toEqual(['call', 'answer']);
       }
     }
 
-    // Each turn on its own (first turn of a session and later ones alike), not just on average.
+    // Each turn on its own (first turn of a session and later ones alike), not just on average: two round
+    // trips, and two scripts on the session (the reply goes with the answer, not in a script of its own).
     expect(perTurn).toEqual(
       perTurn.map(({ sessionId, turn }) => ({
         sessionId,
         turn,
         roundTrips: DOCUMENTED_ROUND_TRIPS_PER_TURN,
+        sessionScripts: 2,
       })),
     );
 
     // The turns really went through Redis: each session holds its 3 × (user, tool, assistant) messages.
     for (const sessionId of sessions) expect(await app.sessions.read(sessionId)).toHaveLength(9);
     expect((await redis.keys(keyPrefix)).length).toBeGreaterThan(0);
+  });
+
+  it('stores the reply while a slow orchestrator decides, before its answer', async () => {
+    const keyPrefix = redis.prefix();
+    let decided: (() => void) | undefined;
+    const deciding = new Promise<void>((resolve) => {
+      decided = resolve;
+    });
+    let asked: (() => void) | undefined;
+    const askedAgain = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    class SlowSecondDecision extends AbstractOrchestrator {
+      protected async handleMessage(conversation: Conversation): Promise<Decision> {
+        const [result] = latestToolResults(conversation);
+        if (!result) return toolCall('echo', currentUserMessage(conversation).content);
+        asked?.();
+        // A router that asks a model: its decision takes a while.
+        await deciding;
+        return routeToUser(result.content);
+      }
+    }
+    const stores = createRedisStores(REDIS_URL, { keyPrefix });
+    app = new App({ name: 'slow-router', agents: [echo], logger: () => {}, ...stores }).mount(
+      SlowSecondDecision,
+    );
+    const turn = app.chat({ sessionId: 'slow', message: 'echo slowly' });
+    await askedAgain;
+    // Read by another connection, as another replica would.
+    const reader = createRedisStores(REDIS_URL, { keyPrefix }).sessionStore;
+    try {
+      await expect
+        .poll(async () => (await reader.read('slow')).map((message) => message.role))
+        .toEqual(['user', 'tool']);
+      decided?.();
+      expect((await turn).reply).toBe('echo: echo slowly');
+      expect((await reader.read('slow')).map((message) => message.role)).toEqual([
+        'user',
+        'tool',
+        'assistant',
+      ]);
+    } finally {
+      decided?.();
+      await reader.close();
+    }
   });
 });

@@ -9,6 +9,8 @@ export interface TcpProxy {
    * sent in one go counts once, as it costs one network round trip.
    */
   readonly roundTrips: number;
+  /** What clients sent since the last reset, as latin1 text (for counting commands). */
+  readonly sent: string;
   resetCount(): void;
   /** Stops listening and cuts every connection: the target looks down. */
   stop(): Promise<void>;
@@ -31,6 +33,7 @@ function listen(server: Server, port: number): Promise<number> {
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let roundTrips = 0;
+  let sent = '';
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     let awaitingReply = false;
@@ -38,6 +41,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('data', (chunk) => {
       if (!awaitingReply) roundTrips += 1;
       awaitingReply = true;
+      sent += chunk.toString('latin1');
       upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
@@ -61,8 +65,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     get roundTrips() {
       return roundTrips;
     },
+    get sent() {
+      return sent;
+    },
     resetCount() {
       roundTrips = 0;
+      sent = '';
     },
     stop() {
       for (const socket of sockets) socket.destroy();
