@@ -203,12 +203,14 @@ if (wanted.includes('tracecost')) {
   console.log(
     '\nTracing cost in process: churn turns traced (Langfuse processor, OTLP to a loopback receiver) vs untraced\n',
   );
-  for (const protocol of ['http/json', 'http/protobuf'] as const) {
+  for (const protocol of ['dropped', 'http/json', 'http/protobuf'] as const) {
     const cost = await measureTracingCost(undefined, protocol);
     const { traced, untraced } = cost.cpuMicrosPerTurn;
     const ratio = traced / untraced;
+    // Spans handed to an exporter that drops them: what the spans themselves cost, without the export.
+    const verdict = protocol === 'dropped' ? 'info' : ratio <= 2 ? 'PASS' : 'MISS';
     console.log(
-      `${ratio <= 2 ? 'PASS' : 'MISS'}  traced ÷ untraced cpu per turn, ${protocol.padEnd(13)} ${ratio.toFixed(2)}  (target ≤ 2; ${traced.toFixed(1)} vs ${untraced.toFixed(1)} µs, ${cost.exportRequests} export requests)`,
+      `${verdict}  traced ÷ untraced cpu per turn, ${protocol.padEnd(13)} ${ratio.toFixed(2)}  (target ≤ 2; ${traced.toFixed(1)} vs ${untraced.toFixed(1)} µs, ${cost.exportRequests} export requests)`,
     );
   }
 }

@@ -1,16 +1,18 @@
 // In-process CPU of a traced turn against an untraced one, on the churn workload (a new session every 3 turns,
 // async agents, keyword routing), with the real export path: setupTracing() and its Langfuse processor
-// posting OTLP to a loopback receiver in this process (which only counts requests). Blocks of turns alternate
-// between the two apps so that machine noise hits both.
+// posting OTLP to a loopback receiver in another process (which only counts requests: Langfuse's ingestion
+// is not this process's work). Blocks of turns alternate between the two apps so that machine noise hits both.
 //   BENCH_TRACE_TURNS (default 30000)  turns a side
 //   BENCH_TRACE_PROTOCOL (default http/protobuf)  how spans travel to the receiver (or http/json)
 //   BENCH_TRACE_ONLY=1  runs only the traced side (to profile it alone)
 // Run alone (`tsx bench/tracing-cost.ts`) it prints JSON; `node --cpu-prof` on its compiled form profiles it.
+
+import { fork } from 'node:child_process';
 import { context, trace } from '@opentelemetry/api';
 import { App, type AppOptions } from '@switchboard/runtime';
 import { setupTracing } from '@switchboard/runtime/otel';
-import { createOtlpReceiver } from '@switchboard/runtime/testing';
 import { churnAgents, churnMessage, churnSession } from './churn-workload.js';
+import { compileServer } from './compile.js';
 import { benchOrchestrator } from './servers/orchestrator.js';
 
 /** CPU per turn, traced and untraced, and how many export requests the receiver got. */
@@ -25,14 +27,45 @@ function app(options: Partial<AppOptions> = {}): App {
   return created.mount(benchOrchestrator(created));
 }
 
-/** Measures `turns` traced and untraced turns, spans sent as `protocol`. */
+/** The loopback OTLP receiver of bench/servers/otlp-sink.ts, in a process of its own. */
+async function startSink(): Promise<{ url: string; requestCount(): Promise<number>; close(): void }> {
+  const sink = fork(await compileServer('servers/otlp-sink.ts'), {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const url = await new Promise<string>((resolve) =>
+    sink.once('message', (message: { ready: string }) => resolve(message.ready)),
+  );
+  return {
+    url,
+    requestCount: () =>
+      new Promise<number>((resolve) => {
+        sink.once('message', (message: { count: number }) => resolve(message.count));
+        sink.send('count');
+      }),
+    close: () => sink.kill('SIGTERM'),
+  };
+}
+
+/** An exporter that drops every batch: what tracing costs before the export itself. */
+const dropEverything = {
+  export: (_spans: unknown, done: (result: { code: number }) => void) => done({ code: 0 }),
+  shutdown: async () => {},
+  forceFlush: async () => {},
+};
+
+/**
+ * Measures `turns` traced and untraced turns, spans sent as `protocol`, or,
+ * with `'dropped'`, handed to an exporter that drops them (the spans, the
+ * Langfuse processor and the batching are paid; the serialisation and the
+ * HTTP export are not).
+ */
 export async function measureTracingCost(
   turns = Number(process.env.BENCH_TRACE_TURNS ?? 30_000),
-  protocol: 'http/json' | 'http/protobuf' = process.env.BENCH_TRACE_PROTOCOL === 'http/json'
+  protocol: 'http/json' | 'http/protobuf' | 'dropped' = process.env.BENCH_TRACE_PROTOCOL === 'http/json'
     ? 'http/json'
     : 'http/protobuf',
 ): Promise<TracingCost> {
-  const receiver = await createOtlpReceiver({ record: false });
+  const receiver = await startSink();
   const tracing = setupTracing({
     env: {},
     langfuse: {
@@ -41,7 +74,7 @@ export async function measureTracingCost(
       baseUrl: receiver.url,
       flushAt: 512,
       flushInterval: 1,
-      protocol,
+      ...(protocol === 'dropped' ? { exporter: dropEverything as never } : { protocol }),
     },
   });
   const provider = tracing.provider;
@@ -81,8 +114,8 @@ export async function measureTracingCost(
   await tracing.forceFlush();
   await Promise.all([traced.close(), untraced.close()]);
   await tracing.shutdown();
-  const exportRequests = receiver.requestCount;
-  await receiver.close();
+  const exportRequests = await receiver.requestCount();
+  receiver.close();
   return {
     turns,
     cpuMicrosPerTurn: { traced: cpu.traced / turns, untraced: cpu.untraced / turns },
