@@ -14,6 +14,11 @@ const EnvSchema = z.object({
     .default('keyword'),
   REDIS_URL: z.string().url().optional(),
   REDIS_KEY_PREFIX: z.string().default('switchboard:'),
+  // Compact Redis records (the default); off while replicas of the previous version share the Redis.
+  REDIS_COMPACT_RECORDS: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'REDIS_COMPACT_RECORDS must be on or off' })
+    .default('on')
+    .transform((value) => value === 'on' || value === 'true' || value === '1'),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),

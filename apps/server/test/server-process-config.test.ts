@@ -14,7 +14,7 @@ import {
 } from '@switchboard/runtime/testing';
 import { describe, expect, it } from 'vitest';
 import { REDIS_URL, useRedis } from '../../../packages/runtime/test/support/redis.js';
-import { redactUrl } from '../src/config.js';
+import { readConfig, redactUrl } from '../src/config.js';
 import { chat, startServer, stop } from './support/server-process.js';
 
 /** The offline demo agents, in declared (rotation) order. */
@@ -47,7 +47,8 @@ describe('REDIS_URL: sessions live in Redis under REDIS_KEY_PREFIX', () => {
     const prefix = redis.prefix();
     const env = { REDIS_URL, REDIS_KEY_PREFIX: prefix, ORCHESTRATOR: 'keyword' };
     const first = startServer(env);
-    const second = startServer(env);
+    // As during a rolling upgrade: this one writes the records the previous version reads.
+    const second = startServer({ ...env, REDIS_COMPACT_RECORDS: 'off' });
     const [firstUrl, secondUrl] = await Promise.all([first.listening, second.listening]);
 
     for (const server of [first, second]) {
@@ -84,6 +85,12 @@ describe('REDIS_URL: sessions live in Redis under REDIS_KEY_PREFIX', () => {
     expect(followUp.body.reply).toContain('2.5');
     expect((await readSession(secondUrl, body.sessionId)).body.turns).toHaveLength(2);
     expect(await stop(second)).toBe(0);
+    // The first process wrote compact records, the second (REDIS_COMPACT_RECORDS=off) the previous version's.
+    const records = await redis.admin.lrange(`${prefix}session:{${body.sessionId}}:messages`, 0, -1);
+    expect(records.map((record) => record.slice(0, 2))).toEqual(['[3', '[3', '[3', '{"', '{"', '{"']);
+    expect(() => readConfig({ REDIS_COMPACT_RECORDS: 'maybe' })).toThrow(
+      /REDIS_COMPACT_RECORDS must be on or off/,
+    );
 
     // Both processes are gone: remove every key under the prefix and check none is left.
     const keys = await redis.keys(prefix);
