@@ -7,8 +7,8 @@
 //   BENCH_CHURN_REDIS_SESSIONS (default 500)  3-turn sessions written to Redis for bytes per session
 //   BENCH_CHURN_PARTS (default cpu,heap,redis)  which measurements to run; `switchboard-cpu` runs only
 //     Switchboard's side of `cpu` (for `node --cpu-prof`; see bench/profile-summary.ts)
-//   BENCH_CHURN_IDLE_MS (default 16000)  how long the sessions sit idle before the heap is measured again: the
-//     in-memory store compacts sessions idle for 10 s (its default `compactAfterSeconds`), checked every 5 s
+//   BENCH_CHURN_IDLE_MS (default 37000)  how long the sessions sit idle before the heap is measured again: the
+//     in-memory store compacts sessions idle for 30 s (its default `compactAfterSeconds`), checked every 5 s
 //   BENCH_CHURN_SNAPSHOT  a directory: write heap snapshots before and after the idle sessions there
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
@@ -154,7 +154,7 @@ if (parts.includes('switchboard-cpu')) {
 if (parts.includes('heap'))
   result.heapBytesPerSession = await measureHeap(
     sessions,
-    Number(process.env.BENCH_CHURN_IDLE_MS ?? 16_000),
+    Number(process.env.BENCH_CHURN_IDLE_MS ?? 37_000),
     process.env.BENCH_CHURN_SNAPSHOT,
   );
 if (parts.includes('redis')) {

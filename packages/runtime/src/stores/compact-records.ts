@@ -95,9 +95,68 @@ function exactIsoMs(iso: string): number | undefined {
 
 /** The ISO 8601 text of a packed time. */
 function unpackTime(value: unknown, base = 0): string {
-  if (typeof value === 'number') return new Date(base + value).toISOString();
+  if (typeof value === 'number') return isoOfMs(base + value);
   if (typeof value === 'string') return value;
   throw new TypeError('a time must be a number or a string');
+}
+
+const DAY_MS = 86_400_000;
+/** The first and last ms whose ISO text has a four-digit year (what {@link exactIsoMs} packs). */
+const FIRST_MS = -62_167_219_200_000;
+const LAST_MS = 253_402_300_799_999;
+let lastDay = Number.NaN;
+let lastDayText = '';
+
+function pad(value: number, width: number): string {
+  return String(value).padStart(width, '0');
+}
+
+/**
+ * `new Date(ms).toISOString()`, written by hand: the date part is formatted
+ * once per day and reused (the times of a session mostly share one), the
+ * time of day is arithmetic. Several times cheaper, and every message and
+ * step of a window or a compacted session is read through it.
+ */
+function isoOfMs(ms: number): string {
+  if (!Number.isInteger(ms) || ms < FIRST_MS || ms > LAST_MS) return new Date(ms).toISOString();
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDayText = new Date(day * DAY_MS).toISOString().slice(0, 11);
+  }
+  let rest = ms - day * DAY_MS;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const text = `${lastDayText}${pad(hours, 2)}:${pad(minutes, 2)}:${pad(seconds, 2)}.${pad(rest - seconds * 1000, 3)}Z`;
+  // Kept with the message: one flat string, not a rope of the parts.
+  text.charCodeAt(0);
+  return text;
+}
+
+/**
+ * Throws a TypeError when `message` would not read back from its compact
+ * form (a field a message must have is missing or not a text): a store
+ * checks this before it compacts what it holds.
+ */
+export function checkPackable(message: MessageItem): void {
+  if (typeof message.id !== 'string' || message.id === '') throw new TypeError('id must be a text');
+  if (typeof message.content !== 'string') throw new TypeError('content must be a text');
+  if (typeof message.createdAt !== 'string') throw new TypeError('createdAt must be a text');
+  if (message.role === 'tool') {
+    if (typeof message.name !== 'string' || message.name === '') throw new TypeError('name must be a text');
+    if (message.status !== 'ok' && message.status !== 'error')
+      throw new TypeError('status must be ok or error');
+  }
+  if (message.role === 'tool' || message.role === 'assistant') {
+    if (typeof message.toolCallId !== 'string' || message.toolCallId === '')
+      throw new TypeError('toolCallId must be a text');
+  } else if (message.role !== 'user') throw new TypeError('role must be user, tool or assistant');
+  const { metadata } = message;
+  if (metadata != null && (typeof metadata !== 'object' || Array.isArray(metadata)))
+    throw new TypeError('metadata must be an object');
 }
 
 /** Drops trailing nulls, so that absent optional fields cost nothing. */

@@ -1,7 +1,15 @@
 import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
 import { z } from 'zod';
 import { isFinished, keepAliveUntil, type TurnRecord } from '../turns/turn-record.js';
-import { packMessage, packTurn, unpackId, unpackMessage, unpackText, unpackTurn } from './compact-records.js';
+import {
+  checkPackable,
+  packMessage,
+  packTurn,
+  unpackId,
+  unpackMessage,
+  unpackText,
+  unpackTurn,
+} from './compact-records.js';
 import { flatString, freezeMessage } from './freeze.js';
 import { historyPageOf } from './history-page.js';
 import { InMemoryLeases } from './in-memory-leases.js';
@@ -33,13 +41,16 @@ export interface InMemorySessionStoreOptions {
   maxSessions?: number;
   /**
    * A session with no write for this many seconds, whose last turn has
-   * ended, is kept compacted (default 10; `false` keeps every session as
-   * objects). A compacted session is one string of its history in compact
+   * ended, is kept compacted (default 30, longer than a person usually takes
+   * to answer; `false` keeps every session as objects). A compacted session is one string of its history in compact
    * JSON instead of some eighty objects: under half the memory, and nothing
    * for the garbage collector to walk. The next read or turn of the session
-   * unpacks it (tens of microseconds for a short session). Idle sessions are
-   * found by a timer every half of this time that walks the sessions in
-   * order of their last write and stops at the first recent one. What a
+   * unpacks it (some 30 µs of CPU for a 3-turn session, and compacting it
+   * again about as much: so the default leaves alone a conversation that is
+   * still going on). Idle sessions are
+   * found by a timer (every 5 s, or half this time when shorter) that walks
+   * the sessions in order of their last write and stops at the first recent
+   * one. What a
    * compacted session holds reads back as JSON carries it, as from the Redis
    * store (a `Date` in metadata becomes its ISO text); a session holding what
    * JSON cannot (a BigInt, a cycle) is left as it is.
@@ -52,6 +63,8 @@ const NO_MESSAGES: MessageItem[] = Object.freeze([]) as unknown as MessageItem[]
 const NO_TURNS: TurnRecord[] = Object.freeze([]) as unknown as TurnRecord[];
 /** `compactedMessages` of a session that failed to compact: not tried again until its next write. */
 const NOT_COMPACTABLE = -1;
+/** The longest pause between looks for idle sessions to compact. */
+const MAX_COMPACT_INTERVAL_MS = 5_000;
 /** Sessions compacted at most per timer tick, so that a tick stays short; the rest wait a few ms. */
 const COMPACTIONS_PER_TICK = 1000;
 /** The process tag of ids made by `createId` (`turn_<12 base-36 digits><counter>`), left out of a compacted session's text. */
@@ -96,7 +109,7 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
  * served) mutex per session. Appended messages are frozen (with their
  * `metadata`) and kept by reference, so nobody can change history by
  * mutating what they appended or read; turn records are copied when read.
- * A session idle for `compactAfterSeconds` (10 by default) whose turn has
+ * A session idle for `compactAfterSeconds` (30 by default) whose turn has
  * ended is kept as one string of compact JSON until it is read or written
  * again: under half the memory, and far less for the garbage collector.
  * Call `close()` to stop the background timers (they never keep the process
@@ -126,7 +139,7 @@ export class InMemorySessionStore implements SessionStore {
   constructor({
     idleTtlSeconds = 86_400,
     maxSessions = 10_000,
-    compactAfterSeconds = 10,
+    compactAfterSeconds = 30,
   }: InMemorySessionStoreOptions = {}) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
       throw new ConfigurationError({
@@ -152,7 +165,8 @@ export class InMemorySessionStore implements SessionStore {
     this.#sweepTimer.unref();
     if (compactAfterSeconds !== false) {
       this.#compactAfterMs = compactAfterSeconds * 1000;
-      this.#compactTimer = setInterval(() => this.#compactIdle(), Math.max(this.#compactAfterMs / 2, 50));
+      const tick = Math.max(Math.min(this.#compactAfterMs / 2, MAX_COMPACT_INTERVAL_MS), 50);
+      this.#compactTimer = setInterval(() => this.#compactIdle(), tick);
       this.#compactTimer.unref();
     }
   }
@@ -519,9 +533,8 @@ function compact(session: SessionData): boolean {
 /** `[base, messages, turns]` in JSON (see {@link compact}); throws when a message would not read back. */
 function compactJson(messages: readonly MessageItem[], turns: readonly TurnRecord[]): string {
   const packedMessages = messages.map((message) => {
-    const packed = packMessage(message);
-    unpackMessage(packed);
-    return packed;
+    checkPackable(message);
+    return packMessage(message);
   });
   const first = packedMessages[0]?.[4];
   const base = typeof first === 'number' ? first : 0;

@@ -138,6 +138,9 @@ describe('compact records: times', () => {
     for (let ms = Date.UTC(0, 0, 1) - 62_167_219_200_000 + 1; ms < 253_402_300_799_999; ms += step) {
       const iso = new Date(ms).toISOString();
       expect(packedTime(iso)).toBe(reference(iso));
+      // And reads back as the same text.
+      const message = { id: 'm1', role: 'user' as const, content: '', createdAt: iso };
+      expect(unpackMessage(viaJson(packMessage(message))).createdAt).toBe(iso);
     }
   });
 });
@@ -600,6 +603,17 @@ describe('InMemorySessionStore compaction timer', () => {
     expect(() => store.compactSessions()).not.toThrow();
     if (kept) expect(store.read('odd')).toEqual([odd]);
     expect(store.read('plain').map((message) => message.content)).toEqual(['hello plain']);
+  });
+
+  it('leaves a session alone whose messages would not read back, so that it stays readable', () => {
+    vi.useFakeTimers();
+    const store = open({ compactAfterSeconds: 10 });
+    // Appended without the types (a hand-written store client): an assistant message without its toolCallId.
+    const broken = { id: 'm-broken', role: 'assistant', content: 'hi', createdAt: new Date().toISOString() };
+    store.append('broken', [broken as MessageItem], { turn: turnRecord('m-broken') });
+    vi.advanceTimersByTime(15_000);
+    expect(store.stats()).toEqual({ sessions: 1, compacted: 0 });
+    expect(store.read('broken')).toEqual([broken]);
   });
 
   it('stops compacting once closed', () => {
