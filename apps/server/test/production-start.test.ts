@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { serverEnv } from './support/server-process.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 /** Failure guards only: `pnpm start` builds the console and compiles TypeScript on a shared, loaded machine. */
@@ -48,20 +49,8 @@ async function startCommand(script: string, env: Record<string, string> = {}): P
   const child = spawn('pnpm', [script], {
     cwd: root,
     detached: true,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      // Every demo agent answers after this wait, so that the turn is still running when the signal arrives.
-      DEMO_AGENT_DELAY_MS: '1500',
-      REDIS_URL: '',
-      OPENAI_API_KEY: '',
-      LANGFUSE_PUBLIC_KEY: '',
-      LANGFUSE_SECRET_KEY: '',
-      OTEL_EXPORTER_OTLP_ENDPOINT: '',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
-      ...env,
-    },
+    // Every demo agent answers after this wait, so that the turn is still running when the signal arrives.
+    env: serverEnv({ DEMO_AGENT_DELAY_MS: '1500', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -31,25 +31,33 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
+ * The environment of a server a test starts: the caller's, on a free
+ * loopback port, with no Redis, OpenAI or tracing unless `env` sets them.
+ */
+export function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REDIS_URL: '',
+    OPENAI_API_KEY: '',
+    OPENAI_BASE_URL: '',
+    LANGFUSE_PUBLIC_KEY: '',
+    LANGFUSE_SECRET_KEY: '',
+    OTEL_EXPORTER_OTLP_ENDPOINT: '',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+    ...env,
+  };
+}
+
+/**
  * Starts `src/main.ts` as `server-process.test.ts` does (node --import tsx,
  * PORT=0 on loopback), with no Redis, OpenAI or tracing from the caller's
  * environment unless `env` sets them.
  */
 export function startServer(env: Record<string, string>): StartedServer {
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: '',
-      OPENAI_API_KEY: '',
-      OPENAI_BASE_URL: '',
-      LANGFUSE_PUBLIC_KEY: '',
-      LANGFUSE_SECRET_KEY: '',
-      OTEL_EXPORTER_OTLP_ENDPOINT: '',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
-      ...env,
-    },
+    env: serverEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

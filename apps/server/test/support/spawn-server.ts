@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'vitest';
-import type { StartedServer } from './server-process.js';
+import { type StartedServer, serverEnv } from './server-process.js';
 
 const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
@@ -27,19 +27,7 @@ export interface SpawnedServer extends StartedServer {
  */
 export function spawnServer(env: Record<string, string>): SpawnedServer {
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: '',
-      OPENAI_API_KEY: '',
-      OPENAI_BASE_URL: '',
-      LANGFUSE_PUBLIC_KEY: '',
-      LANGFUSE_SECRET_KEY: '',
-      OTEL_EXPORTER_OTLP_ENDPOINT: '',
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
-      ...env,
-    },
+    env: serverEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
