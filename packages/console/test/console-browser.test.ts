@@ -111,7 +111,8 @@ describe('the console in a browser', () => {
       await page.keyboard.press('Enter');
       await expect.poll(() => answer.allTextContents()).toEqual(['Hello from the streamer']);
       await expect.poll(() => call.textContent()).toContain('Reason: matched keywords: story');
-      expect(await entry.getAttribute('aria-current')).toBe('true');
+      // The list marks the session once the replay has rendered: polled, as the rest of the page.
+      await expect.poll(() => entry.getAttribute('aria-current')).toBe('true');
       await page.screenshot({ path: join(OUTPUT, 'console-replay.png'), fullPage: true });
 
       expect(blocked).toEqual([]);

@@ -70,7 +70,8 @@ describe('GET /docs in a browser with the network cut off', () => {
     // Opening an operation shows what it takes, from the document's schemas.
     await chat.click();
     await page.locator('.opblock-body').first().waitFor({ state: 'visible', timeout: 5_000 });
-    await expect(page.locator('.opblock-body').first().textContent()).resolves.toMatch(/Request body/i);
+    // The body appears before its contents are rendered: polled.
+    await expect.poll(() => page.locator('.opblock-body').first().textContent()).toMatch(/Request body/i);
 
     expect(blocked).toEqual([]);
     expect(served).toContain('/openapi.json');
