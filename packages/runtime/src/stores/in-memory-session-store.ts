@@ -1,16 +1,8 @@
 import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
 import { z } from 'zod';
 import { isFinished, keepAliveUntil, type TurnRecord } from '../turns/turn-record.js';
-import {
-  checkPackable,
-  packMessage,
-  packTurn,
-  unpackId,
-  unpackMessage,
-  unpackText,
-  unpackTurn,
-} from './compact-records.js';
-import { flatString, freezeMessage } from './freeze.js';
+import { type PackedSession, packSession, unpackSession } from './compact-records.js';
+import { freezeMessage } from './freeze.js';
 import { historyPageOf } from './history-page.js';
 import { InMemoryLeases } from './in-memory-leases.js';
 import { decodePageCursor, encodePageCursor } from './page-cursor.js';
@@ -67,15 +59,13 @@ const NOT_COMPACTABLE = -1;
 const MAX_COMPACT_INTERVAL_MS = 5_000;
 /** Sessions compacted at most per timer tick, so that a tick stays short; the rest wait a few ms. */
 const COMPACTIONS_PER_TICK = 1000;
-/** The process tag of ids made by `createId` (`turn_<12 base-36 digits><counter>`), left out of a compacted session's text. */
-const ID_TAG = /_([0-9a-z]{12})[0-9a-z]/;
 
 interface SessionData {
   /** The messages ({@link NO_MESSAGES} while compacted). */
   messages: MessageItem[];
   /** The turn records ({@link NO_TURNS} while compacted). */
   turns: TurnRecord[];
-  /** While compacted: the messages and turns in compact JSON (see `compact`). */
+  /** While compacted: the messages and turns in compact JSON (see `packSession`). */
   compacted: string | undefined;
   /** While compacted: the id tag written `~` in the text, when one was. */
   compactedTag: string | undefined;
@@ -462,128 +452,36 @@ function messageCount(session: SessionData): number {
   return session.compacted === undefined ? session.messages.length : session.compactedMessages;
 }
 
-/** The interned id tags of compacted sessions: one per process that wrote ids, so a handful. */
-const idTags = new Map<string, string>();
-
-/**
- * The thoughts and reasons of compacted steps, kept once for every session:
- * an orchestrator's are mostly the same few texts ("answered by billing"),
- * which a compacted session refers to by number. Only ever added to (so a
- * number always means the same text), up to {@link MAX_SHARED_TEXTS} texts
- * of at most {@link MAX_SHARED_LENGTH} characters (1 MB at most); past
- * that, texts are written out in full.
- */
-const sharedTexts: string[] = [];
-const sharedTextNumbers = new Map<string, number>();
-const MAX_SHARED_TEXTS = 4096;
-const MAX_SHARED_LENGTH = 256;
-
-/** The number of a shared text, or the text as packed when it cannot be shared. */
-function shareText(packed: unknown, what: string): unknown {
-  // A built-in router's phrase is packed as [phrase, part]: one number is shorter still.
-  const text = Array.isArray(packed) ? unpackText(packed, what) : packed;
-  if (typeof text !== 'string' || text.length > MAX_SHARED_LENGTH) return packed;
-  let number = sharedTextNumbers.get(text);
-  if (number === undefined) {
-    if (sharedTexts.length >= MAX_SHARED_TEXTS) return packed;
-    number = sharedTexts.push(text) - 1;
-    sharedTextNumbers.set(text, number);
-  }
-  return number;
-}
-
-/**
- * Replaces a session's messages and turns by one string of compact JSON (see
- * compact-records.ts): `[base, messages, turns]`, where the times of
- * messages and turns are ms after `base` (the first message's time), and a
- * call whose task is its turn's user message says `1` instead of repeating it,
- * and a thought or reason is the number of a shared text where it can be.
- * Ids made in one process share a 12-digit tag: it is kept once, beside the text.
- */
+/** Replaces a session's messages and turns by one packed text (see `packSession`). */
 function compact(session: SessionData): boolean {
   const { messages, turns } = session;
   if (messages.length === 0 && turns.length === 0) return false;
-  let json: string;
+  let packed: PackedSession;
   try {
-    json = compactJson(messages, turns);
+    packed = packSession(messages, turns);
   } catch {
     // A value JSON cannot hold (a BigInt, a cycle in metadata or an agent's state), or a message that
     // would not read back: the session stays as it is, and is not tried again until its next write.
     session.compactedMessages = NOT_COMPACTABLE;
     return false;
   }
-  const found = ID_TAG.exec(turns[0]?.turnId ?? messages[0]?.id ?? '')?.[1];
-  let tag: string | undefined;
-  if (found !== undefined && !json.includes('_~')) {
-    tag = idTags.get(found);
-    if (tag === undefined) {
-      tag = flatString(`${found}`);
-      if (idTags.size < 64) idTags.set(tag, tag);
-    }
-    json = json.replaceAll(`_${tag}`, '_~');
-  }
-  session.compacted = flatString(json);
-  session.compactedTag = tag;
+  session.compacted = packed.text;
+  session.compactedTag = packed.tag;
   session.compactedMessages = messages.length;
   session.messages = NO_MESSAGES;
   session.turns = NO_TURNS;
   return true;
 }
 
-/** `[base, messages, turns]` in JSON (see {@link compact}); throws when a message would not read back. */
-function compactJson(messages: readonly MessageItem[], turns: readonly TurnRecord[]): string {
-  const packedMessages = messages.map((message) => {
-    checkPackable(message);
-    return packMessage(message);
-  });
-  const first = packedMessages[0]?.[4];
-  const base = typeof first === 'number' ? first : 0;
-  const userTexts = new Map<string, string>();
-  for (const packed of packedMessages) {
-    if (typeof packed[4] === 'number') packed[4] -= base;
-    if (packed[1] === 'u') userTexts.set(packed[2] as string, packed[3] as string);
-  }
-  const packedTurns = turns.map((turn) => {
-    const packed = packTurn(turn);
-    if (typeof packed[4] === 'number') packed[4] -= base;
-    const userText = userTexts.get(turn.userMessageId);
-    for (const step of packed[7] as unknown[][]) {
-      for (const call of step[4] as unknown[][]) {
-        if (userText !== undefined && call[2] === userText) call[2] = 1;
-        if (call.length > 3) call[3] = shareText(call[3], 'thought');
-        if (call.length > 4) call[4] = shareText(call[4], 'reason');
-      }
-    }
-    return packed;
-  });
-  return JSON.stringify([base, packedMessages, packedTurns]);
-}
-
 /** Unpacks a compacted session back into its messages (frozen) and turns. */
 function expand(session: SessionData): void {
-  const tag = session.compactedTag;
-  const text = session.compacted as string;
-  const json = tag === undefined ? text : text.replaceAll('_~', `_${tag}`);
-  const [base, packedMessages, packedTurns] = JSON.parse(json) as [number, unknown[][], unknown[][]];
-  const userTexts = new Map<string, string>();
-  session.messages = packedMessages.map((packed) => {
-    if (typeof packed[4] === 'number') packed[4] += base;
-    const message = freezeMessage(unpackMessage(packed));
-    if (message.role === 'user') userTexts.set(message.id, message.content);
-    return message;
+  const { messages, turns } = unpackSession({
+    text: session.compacted as string,
+    tag: session.compactedTag,
   });
-  session.turns = packedTurns.map((packed) => {
-    if (typeof packed[4] === 'number') packed[4] += base;
-    const userText = userTexts.get(unpackId(packed[2], packed[1] as string, 'userMessageId'));
-    for (const step of packed[7] as unknown[][]) {
-      for (const call of step[4] as unknown[][]) {
-        if (call[2] === 1) call[2] = userText;
-        if (typeof call[3] === 'number') call[3] = sharedTexts[call[3]];
-        if (typeof call[4] === 'number') call[4] = sharedTexts[call[4]];
-      }
-    }
-    return unpackTurn(packed);
-  });
+  for (const message of messages) freezeMessage(message);
+  session.messages = messages;
+  session.turns = turns;
   session.compacted = undefined;
   session.compactedTag = undefined;
   session.compactedMessages = 0;

@@ -528,6 +528,28 @@ describe('InMemorySessionStore compaction timer', () => {
     expect(store.stats().compacted).toBe(1);
   });
 
+  it('by default compacts after 30 s, looking every 5 s (not every half of the delay)', () => {
+    vi.useFakeTimers();
+    const store = open({});
+    vi.advanceTimersByTime(1_000);
+    finishTurn(store, 's');
+    vi.advanceTimersByTime(29_500);
+    expect(store.stats().compacted).toBe(0);
+    // Written at 1 s: the tick at 35 s finds it idle; ticks every 15 s (at 30 and 45 s) would not yet.
+    vi.advanceTimersByTime(5_000);
+    expect(store.stats().compacted).toBe(1);
+  });
+
+  it('reads back what it compacted as JSON carries it: a Date in metadata as its ISO text', () => {
+    const store = open({ compactAfterSeconds: false });
+    const at = new Date('2026-11-25T10:00:00.000Z');
+    const dated = { ...userMessage('dated'), metadata: { at, nested: { list: [1, 'two'] } } };
+    store.append('dated', [dated], { turn: turnRecord(dated.id) });
+    expect(store.read('dated')[0]?.metadata?.at).toBe(at);
+    expect(store.compactSessions()).toBe(1);
+    expect(store.read('dated')[0]?.metadata).toEqual({ at: at.toISOString(), nested: { list: [1, 'two'] } });
+  });
+
   it('waits for the last write, not the first', () => {
     vi.useFakeTimers();
     const store = open({ compactAfterSeconds: 10 });
