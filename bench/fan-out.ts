@@ -10,6 +10,7 @@ import { App, agentMeta, defineAgent } from '@switchboard/runtime';
 import { createScriptedModelServer, type RecordedRequest } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { type FanOutResult, printFanOut } from './fan-out-report.js';
+import { median } from './load.js';
 
 const AGENT_MS = 300;
 const NAMES = ['flights', 'hotels', 'weather'];
@@ -24,12 +25,6 @@ function supervisorModel(request: RecordedRequest): string {
     subgoals: decompose ? NAMES.map((agent) => ({ agent, task: `${agent} for a weekend in Rome` })) : [],
     answer: decompose ? '' : 'Everything is booked.',
   });
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** Runs `runs` turns with agents of 0 ms and `runs` with agents of {@link AGENT_MS}, interleaved. */

@@ -10,6 +10,7 @@ import type { MessageItem } from '@switchboard/core';
 import { InMemorySessionStore, type SessionStore } from '@switchboard/runtime';
 import { createRedisStores } from '@switchboard/runtime/redis';
 import { churnApp, churnMessage, churnSession } from './churn-workload.js';
+import { median } from './load.js';
 import { deleteKeys } from './redis-keys.js';
 
 /** Cost per turn on the big and the small session of one store. */
@@ -92,13 +93,6 @@ async function measureStore(
       await block('big', from);
       await block('small', from);
     }
-    const median = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      const middle = Math.floor(sorted.length / 2);
-      return sorted.length % 2
-        ? (sorted[middle] as number)
-        : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-    };
     const per = ({ cpu, wall }: { cpu: number[]; wall: number[] }) => ({
       cpuMicros: median(cpu) / BLOCK,
       wallMicros: (median(wall) * 1000) / BLOCK,

@@ -25,6 +25,13 @@ export interface LoadOptions {
   body: (index: number, worker: number) => string;
 }
 
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 /** The `p`th percentile of sorted values (NaN when there are none). */
 export function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN;
