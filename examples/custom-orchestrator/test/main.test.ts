@@ -1,32 +1,11 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { spawnListening } from '../../../packages/runtime/test/support/spawn-listening.js';
 
 const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 /** Starts `src/main.ts` as `pnpm start` does (node with tsx) on a free port; resolves once it listens. */
-async function startMain() {
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (found) resolve(found);
-    });
-    exited.then(() => reject(new Error(`main.ts exited before listening: ${stderr}`)));
-  });
-  return { child, url, exited, stderr: () => stderr };
-}
+const startMain = () => spawnListening(main);
 
 describe('src/main.ts, as the README shows it', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('serves, then closes and exits 0 on %s', async (signal) => {

@@ -1,36 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { a2aAgent } from '@switchboard/runtime/a2a';
 import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
+import { spawnListening } from '../../../packages/runtime/test/support/spawn-listening.js';
 import { buildApp } from '../src/app.js';
 import { currencyModel } from '../src/offline-model.js';
 
 const script = fileURLToPath(new URL('../src/a2a-agent-server.ts', import.meta.url));
 
 /** Starts `src/a2a-agent-server.ts` as its script does (node with tsx) on a free port. */
-async function startAgentServer(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk;
-      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (found) resolve(found);
-    });
-    child.once('exit', () => reject(new Error(`a2a-agent-server.ts exited before listening: ${stderr}`)));
-  });
-  return { child, url };
-}
+const startAgentServer = () => spawnListening(script);
 
 describe('src/a2a-agent-server.ts, an A2A agent in a second process', () => {
   let agentServer: { child: ChildProcess; url: string };

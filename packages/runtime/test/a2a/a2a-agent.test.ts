@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,29 +9,12 @@ import { App } from '../../src/app.js';
 import { buildApp, echoAgent } from '../support/app-fixtures.js';
 import { Relay } from '../support/relay-orchestrator.js';
 import { useSpanRecording } from '../support/span-recording.js';
+import { spawnListening } from '../support/spawn-listening.js';
 
 const remoteScript = fileURLToPath(new URL('./fixtures/remote-a2a-app.ts', import.meta.url));
 
 /** Starts the remote A2A app in a process of its own; resolves with its URL once it listens. */
-async function startRemote(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', remoteScript], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk;
-      const found = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (found) resolve(found);
-    });
-    child.once('exit', () => reject(new Error(`the remote exited before listening: ${stderr}`)));
-  });
-  return { child, url };
-}
+const startRemote = () => spawnListening(remoteScript);
 
 /** A front app routing every message to its only agent (the A2A one), answering `<status>: <reply>`. */
 function front(agent: Awaited<ReturnType<typeof a2aAgent>>, agentTimeoutMs = 5_000) {
