@@ -329,11 +329,21 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
     return { sessionId: ids.sessionId, turn };
   }
 
-  /** The answer of an ended turn: the last assistant message after its user message. */
+  /**
+   * The answer of an ended turn: the last assistant message after its user
+   * message. The last 500 messages hold the user message of any recent turn;
+   * an older task's is found in the whole history.
+   */
   async #answerOf(sessionId: string, turn: TurnRecord, context: ServerCallContext): Promise<string> {
     const sessions = this.#backend.sessionsOf(callerOf(context).tenantId);
-    const messages: MessageItem[] = await sessions.read(sessionId, { limit: 500 });
-    const start = messages.findIndex((item) => item.id === turn.userMessageId);
+    let messages: MessageItem[] = await sessions.read(sessionId, { limit: RECENT_MESSAGES });
+    let start = messages.findIndex((item) => item.id === turn.userMessageId);
+    if (start === -1 && messages.length === RECENT_MESSAGES) {
+      messages = await sessions.read(sessionId);
+      start = messages.findIndex((item) => item.id === turn.userMessageId);
+    }
+    // Not in the history (the turn was cut short before it was stored): no answer, rather than another turn's.
+    if (start === -1) return '';
     let answer = '';
     for (const item of messages.slice(start + 1)) {
       if (item.role === 'user') break;
@@ -342,6 +352,9 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
     return answer;
   }
 }
+
+/** How many of a session's last messages `GetTask` reads first to find a task's answer. */
+const RECENT_MESSAGES = 500;
 
 /** The caller the route stored on the call context. */
 function callerOf(context: ServerCallContext): A2aCaller {

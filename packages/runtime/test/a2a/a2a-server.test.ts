@@ -74,6 +74,18 @@ describe('the app served as an A2A agent', () => {
     const read = await client.getTask({ tenant: '', id: first.id, historyLength: undefined });
     expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(read.artifacts[0]?.parts)).toBe('echo: hello there');
+
+    // Hundreds of messages later, the first task still answers with its own reply, not another turn's.
+    const later = Array.from({ length: 600 }, (_, index) => ({
+      id: `later-${index}`,
+      role: 'assistant' as const,
+      toolCallId: `call-later-${index}`,
+      content: `later ${index}`,
+      createdAt: new Date().toISOString(),
+    }));
+    await app.sessions.append(first.contextId, later);
+    const old = await client.getTask({ tenant: '', id: first.id, historyLength: undefined });
+    expect(textOf(old.artifacts[0]?.parts)).toBe('echo: hello there');
   });
 
   it('streams the task: working, each agent call, then the answer and the final state', async () => {
