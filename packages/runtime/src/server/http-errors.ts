@@ -53,6 +53,38 @@ function extraFields(error: SwitchboardError): Record<string, unknown> | undefin
   return undefined;
 }
 
+/** What a client is told of a Switchboard error (see {@link publicErrorOf}). */
+export interface PublicError {
+  status: ContentfulStatusCode;
+  code: string;
+  message: string;
+  issues?: readonly string[];
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * The one policy for what a client learns of a Switchboard error, on every
+ * protocol: user errors keep their message; a store outage says so without
+ * naming the store (unless `exposeDetails`); anything else is an internal
+ * error without its text. Errors of 5xx are logged, except a shutdown.
+ */
+export function publicErrorOf(
+  known: SwitchboardError,
+  log: (error: unknown) => void,
+  exposeDetails = false,
+): PublicError {
+  const status = STATUS_BY_CODE[known.code] ?? (known.kind === 'user' ? 400 : 500);
+  // A store outage is logged too (its detail names the store, which clients never see); a shutdown is not.
+  if (status >= 500 && known.code !== 'shutting_down') log(known);
+  const issues = ValidationError.isInstance(known) ? (known as ValidationError).issues : undefined;
+  let message = status === 500 ? 'Internal server error' : known.message;
+  if (known.code === 'store_unavailable' && !exposeDetails) {
+    // The store's own text names its host and port.
+    message = (known as { outcome?: string }).outcome ? UNKNOWN_OUTCOME_MESSAGE : STORE_UNAVAILABLE_MESSAGE;
+  }
+  return { status, code: known.code, message, issues, extra: extraFields(known) };
+}
+
 /**
  * The one place where errors become HTTP statuses: user errors are 4xx with
  * their message; unexpected errors are a 500 without internals or stacks.
@@ -64,17 +96,12 @@ export function handleError(
   exposeDetails = false,
 ) {
   if (SwitchboardError.isInstance(error)) {
-    const known = error as SwitchboardError;
-    const status = STATUS_BY_CODE[known.code] ?? (known.kind === 'user' ? 400 : 500);
-    // A store outage is logged too (its detail names the store, which clients never see); a shutdown is not.
-    if (status >= 500 && known.code !== 'shutting_down') log(error, c);
-    const issues = ValidationError.isInstance(error) ? (error as ValidationError).issues : undefined;
-    let message = status === 500 ? 'Internal server error' : known.message;
-    if (known.code === 'store_unavailable' && !exposeDetails) {
-      // The store's own text names its host and port.
-      message = (known as { outcome?: string }).outcome ? UNKNOWN_OUTCOME_MESSAGE : STORE_UNAVAILABLE_MESSAGE;
-    }
-    return errorResponse(c, status, known.code, message, issues, extraFields(known));
+    const { status, code, message, issues, extra } = publicErrorOf(
+      error as SwitchboardError,
+      (logged) => log(logged, c),
+      exposeDetails,
+    );
+    return errorResponse(c, status, code, message, issues, extra);
   }
   if (error instanceof HTTPException) {
     const status = error.status as ContentfulStatusCode;

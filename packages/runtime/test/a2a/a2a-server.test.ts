@@ -1,11 +1,13 @@
 import { type StreamResponse, TaskState } from '@a2a-js/sdk';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { StoreUnavailableError } from '@switchboard/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataOf, textOf } from '../../src/a2a/a2a-parts.js';
 import { turnOfTaskId } from '../../src/a2a/a2a-task.js';
 import { defineAgent } from '../../src/agents/agent.js';
 import type { ServerHandle } from '../../src/app.js';
 import { apiKeys } from '../../src/server/auth.js';
+import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.js';
 import { buildApp, echoAgent } from '../support/app-fixtures.js';
 import { a2aClient, asTask, describeEvent, userMessage } from './a2a-client.js';
 
@@ -211,5 +213,26 @@ describe('the A2A endpoint with auth', () => {
     const client = await a2aClient(server.url, { authorization: `Bearer ${key}` });
     const task = asTask(await client.sendMessage(userMessage({ text: 'with a key' })));
     expect(textOf(task.artifacts[0]?.parts)).toBe('echo: with a key');
+  });
+});
+
+describe('A2A errors follow the HTTP routes', () => {
+  it('tells a client that the store is down, without naming it, and does not hide it as an internal error', async () => {
+    class DownStore extends InMemorySessionStore {
+      override openTurn(): never {
+        throw new StoreUnavailableError({ message: 'redis 10.0.0.5:6379 refused the connection' });
+      }
+    }
+    const logged: unknown[] = [];
+    const { server } = await serve({ sessionStore: new DownStore(), logger: (entry) => logged.push(entry) });
+    try {
+      const client = await a2aClient(server.url);
+      const error = await client.sendMessage(userMessage({ text: 'hello' })).catch((caught: Error) => caught);
+      expect((error as Error).message).toMatch(/unavailable/i);
+      expect((error as Error).message).not.toMatch(/10\.0\.0\.5|6379|Internal server error/);
+      expect(logged.length).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+    }
   });
 });
