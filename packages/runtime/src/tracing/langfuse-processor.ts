@@ -106,35 +106,44 @@ export function protocolFromEnv(env: Record<string, string | undefined>): 'http/
   if (asked === undefined || asked === 'http/json') return 'http/json';
   if (asked === 'http/protobuf') return 'http/protobuf';
   throw new ConfigurationError({
-    message: `Unsupported OTLP protocol '${asked}': use http/json or http/protobuf`,
+    message: `Unsupported OTLP protocol '${asked}': use http/json or http/protobuf (or add your own exporter to your OpenTelemetry SDK)`,
   });
 }
 
-type ProtobufExporterClass = new (config: {
+/** An OTLP trace exporter class, as `@opentelemetry/exporter-trace-otlp-*` export it. */
+export type OtlpExporterClass = new (config: {
   url: string;
-  headers: Record<string, string>;
-  timeoutMillis: number;
+  headers?: Record<string, string>;
+  timeoutMillis?: number;
 }) => SpanExporter;
+
+/**
+ * The OTLP/protobuf trace exporter, loaded when first asked for:
+ * `@opentelemetry/exporter-trace-otlp-proto` is an optional peer.
+ * @throws ConfigurationError when it is not installed.
+ */
+export function protobufExporterClass(): OtlpExporterClass {
+  try {
+    return (
+      createRequire(import.meta.url)('@opentelemetry/exporter-trace-otlp-proto') as {
+        OTLPTraceExporter: OtlpExporterClass;
+      }
+    ).OTLPTraceExporter;
+  } catch (error) {
+    throw new ConfigurationError({
+      message:
+        "OTLP protocol 'http/protobuf' needs the '@opentelemetry/exporter-trace-otlp-proto' package: install it, or use http/json (OTEL_EXPORTER_OTLP_PROTOCOL=http/json)",
+      cause: error,
+    });
+  }
+}
 
 /**
  * The exporter Langfuse would make (its URL, Basic auth and SDK headers,
  * its timeout), sending protobuf instead of JSON.
  */
 function protobufExporter(params: LangfuseSpanProcessorParams): SpanExporter {
-  let Exporter: ProtobufExporterClass;
-  try {
-    Exporter = (
-      createRequire(import.meta.url)('@opentelemetry/exporter-trace-otlp-proto') as {
-        OTLPTraceExporter: ProtobufExporterClass;
-      }
-    ).OTLPTraceExporter;
-  } catch (error) {
-    throw new ConfigurationError({
-      message:
-        "OTLP protocol 'http/protobuf' needs the '@opentelemetry/exporter-trace-otlp-proto' package: install it, or use http/json",
-      cause: error,
-    });
-  }
+  const Exporter = protobufExporterClass();
   const publicKey = params.publicKey ?? process.env.LANGFUSE_PUBLIC_KEY ?? '';
   const secretKey = params.secretKey ?? process.env.LANGFUSE_SECRET_KEY ?? '';
   const baseUrl = (params.baseUrl ?? process.env.LANGFUSE_BASE_URL ?? 'https://cloud.langfuse.com').replace(

@@ -1,12 +1,13 @@
-import { createRequire } from 'node:module';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ConfigurationError } from '@switchboard/core';
 import { hasGlobalTracerProvider, registerGlobally } from './global-provider.js';
 import {
   mediaUploadFromEnv,
+  type OtlpExporterClass,
+  protobufExporterClass,
   protocolFromEnv,
   type SwitchboardSpanProcessorOptions,
   switchboardSpanProcessor,
@@ -71,23 +72,6 @@ export interface TracingHandle {
   shutdown(): Promise<void>;
 }
 
-type ExporterClass = new (config: { url?: string; headers?: Record<string, string> }) => SpanExporter;
-
-function protobufExporterClass(): ExporterClass {
-  try {
-    const module = createRequire(import.meta.url)('@opentelemetry/exporter-trace-otlp-proto') as {
-      OTLPTraceExporter: ExporterClass;
-    };
-    return module.OTLPTraceExporter;
-  } catch (error) {
-    throw new ConfigurationError({
-      message:
-        "OTLP protocol 'http/protobuf' needs the '@opentelemetry/exporter-trace-otlp-proto' package: install it, or set OTEL_EXPORTER_OTLP_PROTOCOL=http/json",
-      cause: error,
-    });
-  }
-}
-
 function langfuseProcessor(
   options: SwitchboardSpanProcessorOptions,
   env: Record<string, string | undefined>,
@@ -125,17 +109,8 @@ function otlpProcessor(
     env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
     tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT);
   if (!url) return undefined;
-  const protocol =
-    options.protocol ??
-    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
-    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
-    'http/json';
-  if (protocol !== 'http/json' && protocol !== 'http/protobuf') {
-    throw new ConfigurationError({
-      message: `Unsupported OTLP protocol '${protocol}': use http/json or http/protobuf (or add your own exporter to your OpenTelemetry SDK)`,
-    });
-  }
-  const Exporter: ExporterClass = protocol === 'http/json' ? OTLPTraceExporter : protobufExporterClass();
+  const protocol = options.protocol ?? protocolFromEnv(env);
+  const Exporter: OtlpExporterClass = protocol === 'http/json' ? OTLPTraceExporter : protobufExporterClass();
   const config: { url: string; headers?: Record<string, string> } = { url };
   if (options.headers) config.headers = options.headers;
   return new BatchSpanProcessor(new Exporter(config));
