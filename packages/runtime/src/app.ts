@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { serve } from '@hono/node-server';
-import { metrics as otelMetrics } from '@opentelemetry/api';
+import { createNoopMeter, metrics as otelMetrics } from '@opentelemetry/api';
 import {
   type AgentMeta,
   ConfigurationError,
@@ -288,6 +288,7 @@ export class App {
     }
     const { memory, sessions } = this;
     this.#orchestrator = instance;
+    const meter = this.#metrics?.meter ?? otelMetrics.getMeter(METER_NAME);
     this.#engine = new TurnEngine(
       {
         orchestrator: instance,
@@ -296,10 +297,11 @@ export class App {
         memory,
         signal: this.#shutdown.signal,
         logger: this.logger,
-        metrics: new EngineMetrics(this.#metrics?.meter ?? otelMetrics.getMeter(METER_NAME), {
-          app: this.name,
-          orchestrator: instance.name,
-        }),
+        // No meter provider anywhere: nothing would be recorded, so the turn path records nothing.
+        metrics:
+          meter === createNoopMeter()
+            ? undefined
+            : new EngineMetrics(meter, { app: this.name, orchestrator: instance.name }),
         naming: new TraceNaming(this.name, instance.name, this.#options.traceTags),
       },
       this.#options,
