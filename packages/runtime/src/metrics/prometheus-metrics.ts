@@ -55,14 +55,10 @@ export interface OtlpMetricsOptions {
 export interface AppMetrics {
   /** Where the Prometheus route is served, when it is. */
   readonly path: string | undefined;
-  /** Where the metrics go: `prometheus`, `otlp`. */
-  readonly destinations: readonly string[];
   /** The meter the app records with. */
   readonly meter: Meter;
   /** The metrics as Prometheus text (empty when the route is off). */
   scrape(): Promise<string>;
-  /** Pushes the metrics now (OTLP). */
-  forceFlush(): Promise<void>;
   /** Pushes the last metrics and shuts the meter provider down. */
   shutdown(): Promise<void>;
 }
@@ -119,7 +115,6 @@ export function appMetrics(
   const otlpUrl = otlpMetricsUrl(otlp, env);
   const sdk = required<SdkMetricsPackage>(load, '@opentelemetry/sdk-metrics', '@opentelemetry/sdk-metrics@2');
   const readers: import('@opentelemetry/sdk-metrics').IMetricReader[] = [];
-  const destinations: string[] = [];
   let scrape = async () => '';
   if (servePrometheus) {
     const prometheus = required<PrometheusPackage>(
@@ -131,7 +126,6 @@ export function appMetrics(
     const reader = new prometheus.PrometheusExporter({ preventServerStart: true });
     const serializer = new prometheus.PrometheusSerializer();
     readers.push(reader);
-    destinations.push('prometheus');
     scrape = async () => serializer.serialize((await reader.collect()).resourceMetrics);
   }
   if (otlpUrl !== undefined) {
@@ -152,16 +146,13 @@ export function appMetrics(
         exportTimeoutMillis: Math.min(30_000, interval),
       }),
     );
-    destinations.push('otlp');
   }
   const provider = new sdk.MeterProvider({ readers });
   let stopping: Promise<void> | undefined;
   return {
     path: servePrometheus ? path : undefined,
-    destinations,
     meter: provider.getMeter(METER_NAME),
     scrape,
-    forceFlush: () => provider.forceFlush(),
     shutdown: () => {
       stopping ??= provider.shutdown();
       return stopping;

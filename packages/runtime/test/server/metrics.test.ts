@@ -1,10 +1,11 @@
 import { metrics } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
-import { currentUserMessage } from '@switchboard/core';
+import { ConfigurationError, currentUserMessage } from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import type { App } from '../../src/app.js';
+import { appMetrics } from '../../src/metrics/prometheus-metrics.js';
 import { apiKeys } from '../../src/server/auth.js';
 import { createApp, echoAgent, failingAgent, postJson, relay } from '../support/app-fixtures.js';
 
@@ -178,6 +179,20 @@ describe('GET /metrics', () => {
       metrics.disable();
       await provider.shutdown();
     }
+  });
+
+  it('answers 405 to another method than GET', async () => {
+    const app = open({ agents: [echoAgent()], metrics: true });
+    const response = await app.request('/metrics', { method: 'POST' });
+    expect(response.status).toBe(405);
+  });
+
+  it('names the package to install when a metrics package is missing', () => {
+    const missing = () => {
+      throw new Error('Cannot find module');
+    };
+    expect(() => appMetrics({}, missing)).toThrow(ConfigurationError);
+    expect(() => appMetrics({}, missing)).toThrow(/needs the @opentelemetry\/sdk-metrics package/);
   });
 
   it('refuses a path inside the API at construction', () => {
