@@ -6,6 +6,14 @@ const ORCHESTRATORS = ['keyword', 'round-robin', 'task', 'llm', 'supervisor', 'p
 const MODEL_ORCHESTRATORS: readonly ServerConfig['ORCHESTRATOR'][] = ['llm', 'supervisor', 'plan', 'meta'];
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
+/** A switch read as `on`/`off` (or `true`/`false`, `1`/`0`), as a boolean. */
+function onOff(name: string, fallback: 'on' | 'off') {
+  return z
+    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: `${name} must be on or off` })
+    .default(fallback)
+    .transform((value) => value === 'on' || value === 'true' || value === '1');
+}
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -15,10 +23,7 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().url().optional(),
   REDIS_KEY_PREFIX: z.string().default('switchboard:'),
   // Compact Redis records (the default); off while replicas of the previous version share the Redis.
-  REDIS_COMPACT_RECORDS: z
-    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'REDIS_COMPACT_RECORDS must be on or off' })
-    .default('on')
-    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  REDIS_COMPACT_RECORDS: onOff('REDIS_COMPACT_RECORDS', 'on'),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),
@@ -60,31 +65,16 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'], { error: 'EXPOSE_ERROR_DETAILS must be true or false' })
     .default('false')
     .transform((value) => value === 'true' || value === '1'),
-  DOCS: z
-    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'DOCS must be on or off' })
-    .default('on')
-    .transform((value) => value === 'on' || value === 'true' || value === '1'),
-  CONSOLE: z
-    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'CONSOLE must be on or off' })
-    .default('on')
-    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  DOCS: onOff('DOCS', 'on'),
+  CONSOLE: onOff('CONSOLE', 'on'),
   // The orchestrator as an A2A agent: its card at /.well-known/agent-card.json, JSON-RPC at /a2a.
-  A2A: z
-    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'A2A must be on or off' })
-    .default('on')
-    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  A2A: onOff('A2A', 'on'),
   // The URL clients reach the server at (behind a proxy), for the agent card's endpoint URL.
   A2A_PUBLIC_URL: z.string().url().optional(),
   // The orchestrator over MCP: a chat tool at POST /mcp (streamable HTTP), behind SWITCHBOARD_API_KEYS when set.
-  MCP: z
-    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'MCP must be on or off' })
-    .default('on')
-    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  MCP: onOff('MCP', 'on'),
   // Prometheus text at GET /metrics (behind SWITCHBOARD_API_KEYS when set); OTLP push when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-  METRICS: z
-    .enum(['on', 'off', 'true', 'false', '1', '0'], { error: 'METRICS must be on or off' })
-    .default('off')
-    .transform((value) => value === 'on' || value === 'true' || value === '1'),
+  METRICS: onOff('METRICS', 'off'),
   LANGFUSE_PUBLIC_KEY: z.string().min(1).optional(),
   LANGFUSE_BASE_URL: z.string().url().default('https://cloud.langfuse.com'),
   // Demo only: every offline agent waits this long before it answers, to watch a slow turn (e.g. a graceful stop).
