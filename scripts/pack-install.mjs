@@ -28,15 +28,26 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGES = ['core', 'runtime', 'orchestrators', 'console'];
 /** Packages compiled by tsc: they ship source maps and declaration maps. */
 const COMPILED = new Set(['core', 'runtime', 'orchestrators']);
-/** The peers a plain `import` of the packages needs; every other peer is optional. */
-const REQUIRED_PEERS = ['zod', '@opentelemetry/api'];
-const OPTIONAL_PEERS = [
-  'openai',
-  'ioredis',
-  '@langfuse/otel',
-  'swagger-ui-dist',
-  '@opentelemetry/sdk-trace-base',
-];
+/**
+ * The peers of the packed packages, read from their manifests: the ones a
+ * plain `import` needs (not marked optional in any package), and the optional
+ * ones, which npm must not install on its own. The packages' own peers on
+ * each other are installed from the tarballs.
+ */
+async function peersOf() {
+  const required = new Set();
+  const optional = new Set();
+  for (const name of PACKAGES) {
+    const manifest = JSON.parse(await readFile(join(root, 'packages', name, 'package.json'), 'utf8'));
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) {
+      if (peer.startsWith('@switchboard/')) continue;
+      (manifest.peerDependenciesMeta?.[peer]?.optional ? optional : required).add(peer);
+    }
+  }
+  for (const peer of required) optional.delete(peer);
+  return { REQUIRED_PEERS: [...required], OPTIONAL_PEERS: [...optional] };
+}
+const { REQUIRED_PEERS, OPTIONAL_PEERS } = await peersOf();
 const RUN_TIMEOUT_MS = 60_000;
 const INSTALL_TIMEOUT_MS = 10 * 60_000;
 
