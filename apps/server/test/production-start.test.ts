@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { serverEnv } from './support/server-process.js';
+import { serverEnv } from './support/spawn-server.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 /** Failure guards only: `pnpm start` builds the console and compiles TypeScript on a shared, loaded machine. */

@@ -1,24 +1,14 @@
 // Starts the real server entry point (src/main.ts) as a child process, as a user runs it.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { TurnResult } from '@switchboard/runtime';
 import { afterEach } from 'vitest';
+import { type StartedServer, spawnServer } from './spawn-server.js';
 
-const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
+export type { StartedServer };
 
 /** How long a process may take to print its `listening on` line (tsx compiles on start). */
 const START_TIMEOUT_MS = 8_000;
 /** How long a process may take to exit after SIGTERM. */
 const STOP_TIMEOUT_MS = 5_000;
-
-export interface StartedServer {
-  child: ChildProcess;
-  /** The base URL, once the process printed its whole start-up banner (`listening on` … `Try:`). */
-  listening: Promise<string>;
-  /** The exit code (null when killed by a signal). */
-  exited: Promise<number | null>;
-  output(): { stdout: string; stderr: string };
-}
 
 const children: StartedServer[] = [];
 
@@ -31,58 +21,11 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
- * The environment of a server a test starts: the caller's, on a free
- * loopback port, with no Redis, OpenAI or tracing unless `env` sets them.
- */
-export function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    REDIS_URL: '',
-    OPENAI_API_KEY: '',
-    OPENAI_BASE_URL: '',
-    LANGFUSE_PUBLIC_KEY: '',
-    LANGFUSE_SECRET_KEY: '',
-    OTEL_EXPORTER_OTLP_ENDPOINT: '',
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
-    ...env,
-  };
-}
-
-/**
- * Starts `src/main.ts` as `server-process.test.ts` does (node --import tsx,
- * PORT=0 on loopback), with no Redis, OpenAI or tracing from the caller's
- * environment unless `env` sets them.
+ * Starts `src/main.ts` (see `spawnServer`), killed after the test that
+ * started it.
  */
 export function startServer(env: Record<string, string>): StartedServer {
-  const child = spawn(process.execPath, ['--import', 'tsx', main], {
-    env: serverEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const listening = withTimeout(
-    new Promise<string>((resolve, reject) => {
-      child.stdout?.on('data', () => {
-        // The tracing line is logged after the listening line: wait for the banner's last line (JSON, not a TTY).
-        const match = /listening on (http:\/\/[^\s"]+)/.exec(stdout);
-        if (match && /"msg":"Try: /.test(stdout)) resolve(match[1]!);
-      });
-      void exited.then((code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-    }),
-    START_TIMEOUT_MS,
-    'server start-up',
-  );
-  listening.catch(() => {}); // awaited by the tests that need it
-  const server = { child, listening, exited, output: () => ({ stdout, stderr }) };
+  const server = spawnServer(env, { startTimeoutMs: START_TIMEOUT_MS });
   children.push(server);
   return server;
 }

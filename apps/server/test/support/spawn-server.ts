@@ -1,18 +1,46 @@
-// Starts the real server entry point (src/main.ts) as a child process, for tests that run side by side
-// (`describe.concurrent`) or share one server. `startServer` in ./server-process.ts kills every server it
-// started after each test, which would end a concurrent sibling's server mid-test; here the caller decides.
-import { spawn } from 'node:child_process';
+// Starts the real server entry point (src/main.ts) as a child process, as a user runs it. The caller decides
+// when it ends: `startServer` in ./server-process.ts kills it after the test, `serverForTest` after one of
+// several tests running side by side (`describe.concurrent`), `afterAll(server.kill)` for a shared one.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'vitest';
-import { type StartedServer, serverEnv } from './server-process.js';
 
 const main = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
 
 /**
- * Failure guard only: how long a process may take to print its banner. Several start at once here (tsx
- * compiles on start) on a shared 2-core machine, so it is longer than `server-process.ts`'s 8 s.
+ * Failure guard only: how long a process may take to print its banner by default. Several may start at
+ * once (tsx compiles on start) on a shared 2-core machine.
  */
 const START_TIMEOUT_MS = 20_000;
+
+export interface StartedServer {
+  child: ChildProcess;
+  /** The base URL, once the process printed its whole start-up banner (`listening on` … `Try:`). */
+  listening: Promise<string>;
+  /** The exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  output(): { stdout: string; stderr: string };
+}
+
+/**
+ * The environment of a server a test starts: the caller's, on a free
+ * loopback port, with no Redis, OpenAI or tracing unless `env` sets them.
+ */
+export function serverEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    REDIS_URL: '',
+    OPENAI_API_KEY: '',
+    OPENAI_BASE_URL: '',
+    LANGFUSE_PUBLIC_KEY: '',
+    LANGFUSE_SECRET_KEY: '',
+    OTEL_EXPORTER_OTLP_ENDPOINT: '',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+    ...env,
+  };
+}
 
 /** A started server that its owner ends. */
 export interface SpawnedServer extends StartedServer {
@@ -21,11 +49,12 @@ export interface SpawnedServer extends StartedServer {
 }
 
 /**
- * Starts `src/main.ts` as `startServer` does (node --import tsx, PORT=0 on loopback, no Redis, OpenAI or
- * tracing from the caller's environment unless `env` sets them), but leaves ending it to the caller:
- * `afterAll(server.kill)` for a server shared by several tests, or {@link serverForTest}.
+ * Starts `src/main.ts` with node --import tsx in {@link serverEnv}, and leaves ending it to the caller.
  */
-export function spawnServer(env: Record<string, string>): SpawnedServer {
+export function spawnServer(
+  env: Record<string, string>,
+  { startTimeoutMs = START_TIMEOUT_MS }: { startTimeoutMs?: number } = {},
+): SpawnedServer {
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
     env: serverEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,8 +68,8 @@ export function spawnServer(env: Record<string, string>): SpawnedServer {
   let timer: NodeJS.Timeout | undefined;
   const listening = new Promise<string>((resolve, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`server start-up took longer than ${START_TIMEOUT_MS} ms: ${stderr}`)),
-      START_TIMEOUT_MS,
+      () => reject(new Error(`server start-up took longer than ${startTimeoutMs} ms: ${stderr}`)),
+      startTimeoutMs,
     );
     child.stdout?.on('data', (chunk) => {
       stdout += chunk;
