@@ -172,6 +172,16 @@ export function llmAgent({
           reservedTokens,
         });
   const tokenBudget = history?.options.tokenBudget;
+  // The sources' tool sets are resolved per call but stay the same objects while their listings do not change.
+  const reservedBySet = new WeakMap<ToolSet, number>();
+  function reservedFor(set: ToolSet): number {
+    let reserved = reservedBySet.get(set);
+    if (reserved === undefined) {
+      reserved = set.definitions ? estimateTokens(JSON.stringify(set.definitions)) : reservedTokens;
+      reservedBySet.set(set, reserved);
+    }
+    return reserved;
+  }
 
   async function* replies({
     message,
@@ -180,10 +190,7 @@ export function llmAgent({
   }: RunSetup): AsyncGenerator<string, AgentReplyWithMetadata> {
     const chat = await getClient();
     const toolsOfRun = await resolveTools(context.signal);
-    const reservedForRun =
-      sources.length === 0 || !toolsOfRun.definitions
-        ? reservedTokens
-        : estimateTokens(JSON.stringify(toolsOfRun.definitions));
+    const reservedForRun = sources.length === 0 ? reservedTokens : reservedFor(toolsOfRun);
     let run: SavedRun;
     let pending:
       | {
