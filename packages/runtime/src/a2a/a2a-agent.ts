@@ -9,8 +9,15 @@ import {
 import { A2AError } from '@a2a-js/sdk/errors';
 import { AgentError, ConfigurationError, createId } from '@switchboard/core';
 import { type Agent, type AgentContext, defineAgent } from '../agents/agent.js';
-import { NestingDepthError, nestingDepth } from '../agents/orchestrator-agent.js';
-import { RemoteAgentError, readBody, remoteSessionId } from '../agents/remote-agent.js';
+import { nestingDepth } from '../agents/orchestrator-agent.js';
+import {
+  checkMaxResponseBytes,
+  RemoteAgentError,
+  reachRemote,
+  readBody,
+  refusalOf,
+  remoteSessionId,
+} from '../agents/remote-agent.js';
 import { a2aMessage, answerOf, TERMINAL_STATES, textOf, textPart } from './a2a-parts.js';
 
 /** Options of {@link a2aAgent}. */
@@ -67,54 +74,19 @@ function agentNameOf(cardName: string): string {
  */
 function remoteFetch(name: string, maxBytes: number): typeof fetch {
   return async (input, init) => {
-    const target = String(input instanceof Request ? input.url : input);
-    const endpoint = new URL(target).origin + new URL(target).pathname;
-    let response: Response;
-    try {
-      response = await fetch(input, init);
-    } catch (error) {
-      if (init?.signal?.aborted) throw init.signal.reason;
-      throw new RemoteAgentError({
-        agent: name,
-        code: 'remote_unreachable',
-        message: `could not reach ${endpoint}`,
-        cause: error,
-      });
-    }
+    const target = new URL(String(input instanceof Request ? input.url : input));
+    const endpoint = target.origin + target.pathname;
+    const response = await reachRemote(endpoint, name, () => fetch(input, init), init?.signal);
     if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream') && response.ok)
       return response;
     const text = await readBody(response, maxBytes, endpoint, name);
     if (!response.ok) {
-      const { code, reason } = reasonOf(text);
-      if (code === 'nesting_depth_exceeded') {
-        // A Switchboard remote refused the depth this call announced.
-        const depth = Number(new Headers(init?.headers).get('x-switchboard-depth'));
-        throw new NestingDepthError({ agent: name, depth, maxDepth: depth - 1 });
-      }
-      throw new RemoteAgentError({
-        agent: name,
-        code: response.status >= 500 ? 'remote_unavailable' : 'remote_rejected',
-        status: response.status,
-        message: `${endpoint} answered ${response.status}${reason ? `: ${reason}` : ''}`,
-      });
+      // The depth this call announced (a Switchboard remote refuses past its limit).
+      const depth = Number(new Headers(init?.headers).get('x-switchboard-depth'));
+      throw refusalOf(endpoint, name, response.status, text, depth);
     }
     return new Response(text, { status: response.status, headers: response.headers });
   };
-}
-
-/** The code and message of a JSON error body (Switchboard's, JSON-RPC's), or the start of the text. */
-function reasonOf(text: string): { code?: string; reason: string } {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } | string };
-    if (typeof body.error === 'string') return { reason: body.error.slice(0, 200) };
-    if (typeof body.error?.message === 'string') {
-      const code = typeof body.error.code === 'string' ? body.error.code : undefined;
-      return { code, reason: body.error.message.slice(0, 200) };
-    }
-  } catch {
-    // Not JSON: the text itself.
-  }
-  return { reason: text.slice(0, 200) };
 }
 
 /** Reads the card, with the agent's headers, within `timeoutMs`. */
@@ -218,10 +190,7 @@ export async function a2aAgent({
   maxResponseBytes = 1024 * 1024,
 }: A2aAgentOptions): Promise<Agent> {
   const cardUrl = cardUrlOf(url);
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0)
-    throw new ConfigurationError({
-      message: `a2aAgent: invalid maxResponseBytes ${maxResponseBytes}: use a positive whole number of bytes`,
-    });
+  checkMaxResponseBytes('a2aAgent', maxResponseBytes);
   if (timeoutMs !== undefined && !(timeoutMs > 0))
     throw new ConfigurationError({ message: 'a2aAgent: invalid timeoutMs' });
   const label = name ?? cardUrl;

@@ -67,7 +67,6 @@ export class RemoteAgentError extends AgentError {
 }
 
 const RemoteReplySchema = z.object({ reply: z.string(), status: z.string().optional() });
-const RemoteErrorSchema = z.object({ error: z.object({ message: z.string(), code: z.string().optional() }) });
 
 function chatUrl(url: string, name: string): string {
   let parsed: URL;
@@ -90,6 +89,78 @@ export function remoteSessionId(sessionId: string, agent: string): string {
   if (id.length <= 128) return id;
   // Too long for a session id: a digest of the whole id keeps long ids that share an ending apart.
   return `${createHash('sha256').update(id).digest('hex')}.${agent}`.slice(0, 128);
+}
+
+/**
+ * `maxBytes` when it is a positive whole number of bytes.
+ * @throws ConfigurationError naming `owner` otherwise.
+ */
+export function checkMaxResponseBytes(owner: string, maxBytes: number): number {
+  if (!Number.isSafeInteger(maxBytes) || maxBytes <= 0)
+    throw new ConfigurationError({
+      message: `${owner} has an invalid maxResponseBytes ${maxBytes}: use a positive whole number of bytes`,
+    });
+  return maxBytes;
+}
+
+/**
+ * Sends a request to a remote agent: a host it cannot reach is a
+ * `remote_unreachable` {@link RemoteAgentError} naming the agent (an abort
+ * stays the abort).
+ */
+export async function reachRemote(
+  endpoint: string,
+  name: string,
+  send: () => Promise<Response>,
+  signal: AbortSignal | null | undefined,
+): Promise<Response> {
+  try {
+    return await send();
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw new RemoteAgentError({
+      agent: name,
+      code: 'remote_unreachable',
+      message: `could not reach ${endpoint}`,
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The error of a remote's non-2xx answer: a `NestingDepthError` when it
+ * refused the nesting `depth` the call announced, otherwise a
+ * `remote_unavailable` (5xx) or `remote_rejected` {@link RemoteAgentError}
+ * with the reason its error body gives (Switchboard's or JSON-RPC's), or the
+ * start of its text.
+ */
+export function refusalOf(
+  endpoint: string,
+  name: string,
+  status: number,
+  text: string,
+  depth: number,
+): Error {
+  let code: string | undefined;
+  let reason = text.slice(0, 200);
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown; code?: unknown } | string };
+    if (typeof body.error === 'string') reason = body.error.slice(0, 200);
+    else if (typeof body.error?.message === 'string') {
+      reason = body.error.message.slice(0, 200);
+      if (typeof body.error.code === 'string') code = body.error.code;
+    }
+  } catch {
+    // Not JSON: the text itself.
+  }
+  if (code === 'nesting_depth_exceeded')
+    return new NestingDepthError({ agent: name, depth, maxDepth: depth - 1 });
+  return new RemoteAgentError({
+    agent: name,
+    code: status >= 500 ? 'remote_unavailable' : 'remote_rejected',
+    status,
+    message: `${endpoint} answered ${status}${reason ? `: ${reason}` : ''}`,
+  });
 }
 
 /**
@@ -140,50 +211,33 @@ async function callRemote(
   const { request, signal } = context;
   const body: Record<string, unknown> = { message, sessionId: remoteSessionId(request.sessionId, name) };
   if (request.userId) body.userId = request.userId;
-  let response: Response;
-  try {
-    response = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'x-request-id': request.requestId,
-        ...headers,
-        // How deep this call goes, so that servers calling each other in a loop are stopped by the depth limit.
-        'x-switchboard-depth': String(nestingDepth(context.conversation) + 1),
-      },
-      body: JSON.stringify(body),
-      signal,
-    });
-  } catch (error) {
-    if (signal.aborted) throw signal.reason;
-    throw new RemoteAgentError({
-      agent: name,
-      code: 'remote_unreachable',
-      message: `could not reach ${endpoint}`,
-      cause: error,
-    });
-  }
+  // How deep this call goes, so that servers calling each other in a loop are stopped by the depth limit.
+  const depth = nestingDepth(context.conversation) + 1;
+  const response = await reachRemote(
+    endpoint,
+    name,
+    () =>
+      fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-request-id': request.requestId,
+          ...headers,
+          'x-switchboard-depth': String(depth),
+        },
+        body: JSON.stringify(body),
+        signal,
+      }),
+    signal,
+  );
   const text = await readBody(response, maxResponseBytes, endpoint, name);
+  if (!response.ok) throw refusalOf(endpoint, name, response.status, text, depth);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     json = undefined;
-  }
-  if (!response.ok) {
-    const detail = RemoteErrorSchema.safeParse(json);
-    if (detail.success && detail.data.error.code === 'nesting_depth_exceeded') {
-      const depth = nestingDepth(context.conversation) + 1;
-      throw new NestingDepthError({ agent: name, depth, maxDepth: depth - 1 });
-    }
-    const reason = detail.success ? detail.data.error.message : text.slice(0, 200);
-    throw new RemoteAgentError({
-      agent: name,
-      code: response.status >= 500 ? 'remote_unavailable' : 'remote_rejected',
-      status: response.status,
-      message: `${endpoint} answered ${response.status}: ${reason}`,
-    });
   }
   const reply = RemoteReplySchema.safeParse(json);
   if (!reply.success)
@@ -222,10 +276,7 @@ export function remoteAgent({
   maxResponseBytes = 1024 * 1024,
 }: RemoteAgentOptions): Agent {
   const endpoint = chatUrl(url, name);
-  if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes <= 0)
-    throw new ConfigurationError({
-      message: `Remote agent '${name}' has an invalid maxResponseBytes ${maxResponseBytes}: use a positive whole number of bytes`,
-    });
+  checkMaxResponseBytes(`Remote agent '${name}'`, maxResponseBytes);
   return defineAgent({
     name,
     description,
