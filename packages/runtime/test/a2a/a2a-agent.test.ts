@@ -161,3 +161,44 @@ describe('a2aAgent with a remote that does not stream', () => {
     }
   });
 });
+
+describe('a2aAgent with a remote that refuses', () => {
+  it('names a 5xx as the remote being unavailable and a 4xx with its JSON-RPC reason as a refusal', async () => {
+    const { app: remoteApp, orchestrator } = buildApp({ agents: [echoAgent()], a2a: true });
+    const served = await remoteApp.start(orchestrator, { port: 0 });
+    let answer: { status: number; body: string } = { status: 503, body: 'down for maintenance' };
+    // The remote's own card, pointing at this server, whose endpoint answers with `answer`.
+    const refusing = createServer(async (request, response) => {
+      if (request.method === 'GET') {
+        const card = (await (await fetch(`${served.url}/.well-known/agent-card.json`)).json()) as {
+          supportedInterfaces: { url: string }[];
+        };
+        for (const entry of card.supportedInterfaces) entry.url = `http://127.0.0.1:${port}/a2a`;
+        response.setHeader('content-type', 'application/json');
+        response.end(JSON.stringify({ ...card, capabilities: { streaming: false } }));
+        return;
+      }
+      request.resume();
+      response.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const { port } = refusing.address() as AddressInfo;
+    try {
+      const app = front(await a2aAgent({ url: `http://127.0.0.1:${port}`, name: 'picky' }));
+      const unavailable = await app.chat({ message: 'hello' });
+      expect(unavailable.reply).toMatch(
+        /^error: Agent 'picky' failed: .*\/a2a answered 503: down for maintenance/,
+      );
+      answer = {
+        status: 401,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'bad key' } }),
+      };
+      const refused = await app.chat({ message: 'hello' });
+      expect(refused.reply).toMatch(/^error: Agent 'picky' failed: .*\/a2a answered 401: bad key$/);
+      await app.close();
+    } finally {
+      refusing.close();
+      await served.close();
+    }
+  });
+});
