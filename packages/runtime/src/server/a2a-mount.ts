@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import { ConfigurationError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
+import { checkMountPath, requirePeer } from './mount-checks.js';
 import type { ServerBackend } from './routes.js';
 
 /** One skill on the agent card (A2A's `AgentSkill`, as JSON). */
@@ -75,12 +75,7 @@ export const AGENT_CARD_ROUTE = '/.well-known/agent-card.json';
 
 /** Throws a `ConfigurationError` for A2A options the server could not serve. */
 function checkA2aOptions({ path, publicUrl }: A2aOptions): void {
-  if (path !== undefined && !/^(?:\/[A-Za-z0-9._~-]+)+$/.test(path))
-    throw new ConfigurationError({
-      message: `a2a.path must be a path such as '/a2a' (letters, digits, '.', '_', '~', '-' between slashes), not '${path}'`,
-    });
-  if (path !== undefined && (path === '/v1' || path.startsWith('/v1/') || path.startsWith('/.well-known')))
-    throw new ConfigurationError({ message: `a2a.path '${path}' would hide another route` });
+  if (path !== undefined) checkMountPath('a2a.path', path, '/a2a');
   if (publicUrl !== undefined) {
     let parsed: URL | undefined;
     try {
@@ -107,14 +102,7 @@ export function mountA2a(
   settings: A2aMountSettings,
 ): Record<string, readonly string[]> {
   checkA2aOptions(options);
-  try {
-    createRequire(import.meta.url).resolve('@a2a-js/sdk/server');
-  } catch (error) {
-    throw new ConfigurationError({
-      message: 'a2a needs the @a2a-js/sdk package: install it, or turn a2a off',
-      cause: error,
-    });
-  }
+  requirePeer('@a2a-js/sdk/server', '@a2a-js/sdk', 'a2a');
   const path = options.path ?? '/a2a';
   let endpoint: Promise<import('../a2a/a2a-endpoint.js').A2aEndpoint> | undefined;
   const load = () => {

@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import { type AgentMeta, ConfigurationError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
 import type { CorsOptions } from './cors.js';
 import { errorResponse } from './http-errors.js';
+import { checkMountPath, requirePeer } from './mount-checks.js';
 import type { ServerBackend } from './routes.js';
 
 /**
@@ -108,16 +108,8 @@ export function mountMcp(
   settings: McpMountSettings,
 ): Record<string, readonly string[]> {
   const { path = '/mcp', exposeAgents = false } = options;
-  if (!/^(?:\/[A-Za-z0-9._~-]+)+$/.test(path) || path === '/v1' || path.startsWith('/v1/'))
-    throw new ConfigurationError({ message: `mcp.path must be a path such as '/mcp', not '${path}'` });
-  try {
-    createRequire(import.meta.url).resolve('@modelcontextprotocol/sdk/server');
-  } catch (error) {
-    throw new ConfigurationError({
-      message: 'mcp needs the @modelcontextprotocol/sdk package: install it, or turn mcp off',
-      cause: error,
-    });
-  }
+  checkMountPath('mcp.path', path, '/mcp');
+  requirePeer('@modelcontextprotocol/sdk/server', '@modelcontextprotocol/sdk', 'mcp');
   const exposed = agentsToExpose(backend, exposeAgents);
   let endpoint: Promise<import('../mcp/mcp-endpoint.js').McpEndpoint> | undefined;
   const load = () => {
