@@ -29,6 +29,9 @@ describe('the trace of a turn that pauses for approval', () => {
       const approvalId = paused.approvals![0]!.id;
       const [firstPart] = recording().named('scripted');
       expect(firstPart).toBeDefined();
+      // README: a turn started by app.chat() is the trace `<app> app.chat()`; its resumed part `<app> approval`.
+      const appName = app.name;
+      expect(firstPart!.attributes['langfuse.trace.name']).toBe(`${appName} app.chat()`);
       expect(firstPart!.attributes).toMatchObject({
         'session.id': 'traced',
         'switchboard.turn.status': 'awaiting_approval',
@@ -52,6 +55,7 @@ describe('the trace of a turn that pauses for approval', () => {
       expect(resumed.parentSpanContext).toBeUndefined();
       expect(done.traceId).toBe(resumed.spanContext().traceId);
       expect(resumed.links.map((link) => link.context.traceId)).toContain(firstPart!.spanContext().traceId);
+      expect(resumed.attributes['langfuse.trace.name']).toBe(`${appName} approval`);
       expect(resumed.attributes).toMatchObject({
         'session.id': 'traced',
         'switchboard.turn.resumed': 'approval',
