@@ -121,6 +121,33 @@ describe('GET /metrics', () => {
     ).toEqual([]);
   });
 
+  it('counts a turn that pauses for approval, and times it once it ends', async () => {
+    const refunds = defineAgent({
+      name: 'refunds',
+      description: 'Refunds an order',
+      requiresApproval: () => ({ required: true, risk: 'high', reason: 'money leaves the company' }),
+      run: (message) => `refunded: ${message}`,
+    });
+    const app = open({ name: 'desk', agents: [refunds], handler: relayOrCrash(), metrics: true });
+    const paused = await app.chat({ message: 'refunds: order 7', sessionId: 'paused' });
+    expect(paused.status).toBe('awaiting_approval');
+    let samples = parseSamples(await scrape(app));
+    expect(sampleValue(samples, 'switchboard_turns_total', { status: 'awaiting_approval' })).toBe(1);
+    // Counted, not timed: the turn has not ended.
+    expect(
+      samples.some(
+        (sample) => sample.labels.status === 'awaiting_approval' && sample.name.includes('duration'),
+      ),
+    ).toBe(false);
+
+    const approvalId = paused.approvals?.[0]?.id as string;
+    const done = await app.resolveApproval({ sessionId: 'paused', approvalId, decision: 'approve' });
+    expect(done.status).toBe('completed');
+    samples = parseSamples(await scrape(app));
+    expect(sampleValue(samples, 'switchboard_turns_total', { status: 'completed' })).toBe(1);
+    expect(sampleValue(samples, 'switchboard_turn_duration_count', { status: 'completed' })).toBe(1);
+  });
+
   it('counts the leases held while a turn runs', async () => {
     let release!: () => void;
     let started!: () => void;
