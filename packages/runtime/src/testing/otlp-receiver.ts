@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
+import { decodeOtlpTraceRequest } from './otlp-protobuf-decode.js';
 import { flattenOtlpTraces, type OtlpSpan } from './otlp-spans.js';
 
 /** One request the receiver got. */
@@ -10,13 +11,17 @@ export interface OtlpRequest {
   path: string;
   /** Lower-cased header names; repeated headers joined with `, `. */
   headers: Record<string, string>;
-  /** The parsed JSON body; undefined for protobuf or unparsable bodies. */
+  /**
+   * The decoded body: the parsed JSON, or for a protobuf trace export the same
+   * object OpenTelemetry's OTLP/JSON serialiser writes (see
+   * `decodeOtlpTraceRequest`); undefined for a body that could not be decoded.
+   */
   body?: unknown;
-  /** The spans of a JSON trace export (empty otherwise). */
+  /** The spans of a trace export, JSON or protobuf (empty otherwise). */
   spans: OtlpSpan[];
   /** Why the body could not be read, if it could not. */
   error?: string;
-  /** The body as received (gunzipped), for a body that is not JSON (protobuf). */
+  /** The body as received (gunzipped), for a body that is not JSON (protobuf, decoded or not). */
   raw?: Buffer;
 }
 
@@ -68,20 +73,57 @@ function flatHeaders(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
+type Decoded = Pick<OtlpRequest, 'body' | 'spans' | 'error' | 'raw'>;
+
 function isJson(headers: Record<string, string>): boolean {
   return (headers['content-type'] ?? '').includes('json');
 }
 
-function decodeJson(
-  raw: Buffer,
-  headers: Record<string, string>,
-): Pick<OtlpRequest, 'body' | 'spans' | 'error'> {
+function isProtobuf(headers: Record<string, string>): boolean {
+  return (headers['content-type'] ?? '').includes('protobuf');
+}
+
+/** Metrics and logs exports share the receiver but are not trace requests: their protobuf is left undecoded. */
+function isOtherSignal(path: string): boolean {
+  return path.endsWith('/v1/metrics') || path.endsWith('/v1/logs');
+}
+
+function gunzipped(raw: Buffer, headers: Record<string, string>): Buffer {
+  return headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function decodeJson(raw: Buffer, headers: Record<string, string>): Decoded {
   try {
-    const bytes = headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-    const body: unknown = JSON.parse(bytes.toString('utf8'));
+    const body: unknown = JSON.parse(gunzipped(raw, headers).toString('utf8'));
     return { body, spans: flattenOtlpTraces(body) };
   } catch (error) {
-    return { spans: [], error: error instanceof Error ? error.message : String(error) };
+    return { spans: [], error: messageOf(error) };
+  }
+}
+
+function decodeProtobuf(raw: Buffer, headers: Record<string, string>): Decoded {
+  let bytes = raw;
+  try {
+    bytes = gunzipped(raw, headers);
+    const body = decodeOtlpTraceRequest(bytes);
+    return { body, spans: flattenOtlpTraces(body), raw: bytes };
+  } catch (error) {
+    return { spans: [], error: messageOf(error), raw: bytes };
+  }
+}
+
+function undecoded(raw: Buffer, headers: Record<string, string>, path: string): Decoded {
+  const what = isProtobuf(headers)
+    ? `protobuf at ${path} (trace exports only)`
+    : `content-type ${headers['content-type'] ?? 'missing'} (JSON and protobuf only)`;
+  try {
+    return { spans: [], error: `not decoded: ${what}`, raw: gunzipped(raw, headers) };
+  } catch (error) {
+    return { spans: [], error: `not decoded: ${what}; ${messageOf(error)}`, raw };
   }
 }
 
@@ -102,9 +144,13 @@ function respond(response: ServerResponse, headers: Record<string, string>, fail
  * Starts a loopback HTTP server that accepts OTLP/HTTP trace exports — what
  * `@langfuse/otel` posts to `${LANGFUSE_BASE_URL}/api/public/otel/v1/traces`
  * and an OTLP exporter to `${OTEL_EXPORTER_OTLP_ENDPOINT}/v1/traces` — and
- * records each request: path, headers, parsed JSON body and flattened spans.
- * JSON bodies (gzip or not) are decoded; protobuf ones are acknowledged and
- * recorded undecoded.
+ * records each request: path, headers, decoded body and flattened spans.
+ * JSON bodies and protobuf trace exports (`application/x-protobuf`), gzip or
+ * not, are decoded alike: a protobuf body becomes the object OpenTelemetry's
+ * OTLP/JSON serialiser writes for the same spans, and its bytes stay in
+ * `raw`. A JSON or protobuf trace body that cannot be decoded is recorded
+ * with `error` and answered 400. Protobuf metrics or logs exports are
+ * acknowledged and kept undecoded.
  *
  * @example
  * ```ts
@@ -134,17 +180,15 @@ export async function createOtlpReceiver({
     readBody(request).then(
       (raw) => {
         const headers = flatHeaders(request);
-        const json = isJson(headers);
-        const decoded = json
-          ? decodeJson(raw, headers)
-          : {
-              spans: [],
-              error: `not decoded: content-type ${headers['content-type'] ?? 'missing'} (JSON only)`,
-              raw: headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw,
-            };
-        const url = new URL(request.url ?? '/', 'http://receiver');
-        requests.push({ method: request.method ?? 'GET', path: url.pathname, headers, ...decoded });
-        respond(response, headers, json && decoded.error !== undefined);
+        const path = new URL(request.url ?? '/', 'http://receiver').pathname;
+        const decoder = isJson(headers)
+          ? decodeJson
+          : isProtobuf(headers) && !isOtherSignal(path)
+            ? decodeProtobuf
+            : undefined;
+        const decoded = decoder ? decoder(raw, headers) : undecoded(raw, headers, path);
+        requests.push({ method: request.method ?? 'GET', path, headers, ...decoded });
+        respond(response, headers, decoder !== undefined && decoded.error !== undefined);
         for (const wake of waiters) wake();
       },
       () => response.writeHead(400).end(),
