@@ -11,7 +11,14 @@ export async function benchTracing(): Promise<Shutdownable | undefined> {
   if (!baseUrl) throw new Error('BENCH_TRACING=1 needs BENCH_OTLP_URL');
   const tracing = setupTracing({
     env: {},
-    langfuse: { publicKey: 'pk-bench', secretKey: 'sk-bench', baseUrl, flushAt: 512, flushInterval: 1 },
+    langfuse: {
+      publicKey: 'pk-bench',
+      secretKey: 'sk-bench',
+      baseUrl,
+      flushAt: 512,
+      flushInterval: 1,
+      protocol: process.env.BENCH_TRACE_PROTOCOL === 'http/json' ? 'http/json' : 'http/protobuf',
+    },
   });
   if (!tracing.enabled) throw new Error('tracing could not be enabled');
   return tracing;

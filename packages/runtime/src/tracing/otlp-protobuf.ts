@@ -464,6 +464,14 @@ function loadExporterClass(): OtlpExporterClass | undefined {
     const { OTLPExporterBase } = fromHttpExporter('@opentelemetry/otlp-exporter-base') as ExporterBaseModule;
     const http = fromHttpExporter('@opentelemetry/otlp-exporter-base/node-http') as NodeHttpModule;
     const transformer = fromHttpExporter('@opentelemetry/otlp-transformer') as TransformerModule;
+    // A release that moved these would fail at the first `new`: take the packaged exporter instead.
+    if (
+      typeof OTLPExporterBase !== 'function' ||
+      typeof http.createOtlpHttpExportDelegate !== 'function' ||
+      typeof http.convertLegacyHttpOptions !== 'function' ||
+      typeof transformer.ProtobufTraceSerializer?.deserializeResponse !== 'function'
+    )
+      return undefined;
     const serializer = {
       serializeRequest: serializeSpansAsProtobuf,
       deserializeResponse: (bytes: Uint8Array) =>

@@ -23,8 +23,7 @@ export interface OtlpOptions {
   headers?: Record<string, string>;
   /**
    * Wire format (default `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, then
-   * `OTEL_EXPORTER_OTLP_PROTOCOL`, then `http/json`). `http/protobuf` needs
-   * the `@opentelemetry/exporter-trace-otlp-proto` package installed.
+   * `OTEL_EXPORTER_OTLP_PROTOCOL`, then `http/protobuf`, OpenTelemetry's default).
    */
   protocol?: 'http/json' | 'http/protobuf';
 }

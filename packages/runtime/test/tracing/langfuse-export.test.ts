@@ -104,13 +104,13 @@ describe('export to Langfuse', () => {
     vi.unstubAllEnvs();
   });
 
-  it('posts OTLP JSON to /api/public/otel/v1/traces with Basic auth from the keys', () => {
+  it('posts OTLP (protobuf, the default) to /api/public/otel/v1/traces with Basic auth from the keys', () => {
     expect(receiver.requests.length).toBeGreaterThan(0);
     const basic = `Basic ${Buffer.from('pk-lf-test:sk-lf-test').toString('base64')}`;
     for (const request of receiver.requests) {
       expect(request.path).toBe('/api/public/otel/v1/traces');
       expect(request.headers.authorization).toBe(basic);
-      expect(request.headers['content-type']).toContain('application/json');
+      expect(request.headers['content-type']).toBe('application/x-protobuf');
     }
   });
 

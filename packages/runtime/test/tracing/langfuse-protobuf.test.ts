@@ -47,6 +47,39 @@ describe('export to Langfuse as protobuf', () => {
     await app.close();
   });
 
+  it("is the default, and sends the very headers Langfuse's own JSON exporter sends", async () => {
+    const headersOf = async (env: Record<string, string>) => {
+      receiver = await createOtlpReceiver();
+      tracing = setupTracing({
+        env,
+        langfuse: { publicKey: 'pk-lf-same', secretKey: 'sk-lf-same', baseUrl: receiver.url },
+      });
+      const { app } = createApp({ agents: [echoAgent()], tracing });
+      await app.chat({ message: 'echo: which encoding?' });
+      await tracing.forceFlush();
+      const [request] = receiver.requests;
+      await app.close();
+      await tracing.shutdown();
+      await receiver.close();
+      tracing = undefined;
+      receiver = undefined;
+      return { path: request?.path, headers: { ...request?.headers } };
+    };
+    const byDefault = await headersOf({});
+    const json = await headersOf({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
+    expect(byDefault.headers['content-type']).toBe('application/x-protobuf');
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(byDefault.path).toBe(json.path);
+    const langfuseHeaders = (headers: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(headers).filter(
+          ([name]) => name === 'authorization' || name.startsWith('x-langfuse-'),
+        ),
+      );
+    expect(langfuseHeaders(json.headers)['x-langfuse-sdk-version']).toBeDefined();
+    expect(langfuseHeaders(byDefault.headers)).toEqual(langfuseHeaders(json.headers));
+  });
+
   it("still masks through Langfuse's own path when a mask is configured", async () => {
     receiver = await createOtlpReceiver();
     tracing = setupTracing({

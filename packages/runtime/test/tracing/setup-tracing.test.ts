@@ -40,20 +40,23 @@ describe('setupTracing', () => {
     expect(isRecording()).toBe(false);
   });
 
-  it('sends protobuf when OTEL_EXPORTER_OTLP_PROTOCOL asks for it', async () => {
+  it('sends JSON when OTEL_EXPORTER_OTLP_PROTOCOL asks for it, the same spans to the same path', async () => {
     receiver.reset();
-    // Needs the optional '@opentelemetry/exporter-trace-otlp-proto' package (present here through sdk-node).
     const tracing = setupTracing({
       env: {
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${receiver.url}/custom/traces`,
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       },
     });
-    trace.getTracer('my-app').startSpan('one').end();
+    trace
+      .getTracer('my-app')
+      .startSpan('one', { attributes: { answer: 42 } })
+      .end();
     await tracing.shutdown();
     expect(receiver.requests.map((request) => [request.path, request.headers['content-type']])).toEqual([
-      ['/custom/traces', 'application/x-protobuf'],
+      ['/custom/traces', 'application/json'],
     ]);
+    expect(receiver.spans().map((span) => [span.name, span.attributes.answer])).toEqual([['one', 42]]);
   });
 
   it('exports every span to OTEL_EXPORTER_OTLP_ENDPOINT, keeps context across awaits, and unregisters on shutdown', async () => {
@@ -73,7 +76,7 @@ describe('setupTracing', () => {
 
     const spans = receiver.spans();
     expect(receiver.requests[0]?.path).toBe('/v1/traces');
-    expect(receiver.requests[0]?.headers['content-type']).toContain('application/json');
+    expect(receiver.requests[0]?.headers['content-type']).toBe('application/x-protobuf');
     const parent = spans.find((span) => span.name === 'parent');
     expect(parent?.resource['service.name']).toBe('svc');
     expect(spans.find((span) => span.name === 'child')?.parentSpanId).toBe(parent?.spanId);
