@@ -15,11 +15,12 @@ import {
   ContentTypeNotSupportedError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
+  TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { createSecretId, type MessageItem } from '@switchboard/core';
+import { createSecretId, type MessageItem, TurnNotActiveError } from '@switchboard/core';
 import { z } from 'zod';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, TurnRequest, TurnResult } from '../engine/turn-engine.js';
@@ -205,6 +206,8 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
       const { sessionId, turn } = await this.#findTurn(params.id, context);
       return taskOf(await this.#backend.cancelTurn({ sessionId, turnId: turn.turnId, ...callerOf(context) }));
     } catch (error) {
+      // A2A's own error for a task that already ended (not a malformed request).
+      if (TurnNotActiveError.isInstance(error)) throw new TaskNotCancelableError((error as Error).message);
       throw a2aErrorOf(error, this.#backend.log);
     }
   }

@@ -253,7 +253,7 @@ describe('CancelTask on the app served as an A2A agent', () => {
     expect(body.error?.message).toMatch(/No task ses_nobody~turn_1/);
   });
 
-  it('refuses to cancel a completed task with an error naming its state, and the task stays completed', async () => {
+  it('refuses to cancel a completed task with the A2A task-not-cancelable error naming its state, and the task stays completed', async () => {
     const client = await a2aClient(server.url);
     const done = asTask(await client.sendMessage(userMessage({ text: 'echo: finished' })));
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -264,6 +264,8 @@ describe('CancelTask on the app served as an A2A agent', () => {
     const body = await rpc(server.url, 'CancelTask', { id: done.id });
     expect(body.result).toBeUndefined();
     expect(body.error?.message).toMatch(/is not running \(it is completed\)/);
+    // A2A's TaskNotCancelableError, not a malformed request.
+    expect(body.error?.code).toBe(-32002);
 
     const read = await client.getTask({ tenant: '', id: done.id, historyLength: undefined });
     expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
