@@ -537,7 +537,7 @@ export class TurnEngine {
             detail: 'its last turn could not be closed',
           });
         }
-        yield* this.#settle(opened.turn, lease, requestContext, control, policy);
+        yield* this.#settle(opened.turn, lease, requestContext, control, policy, turn.runtime.emit);
       } catch (error) {
         // This message's own turn never started (a pending approval, a store failure while settling).
         this.#loop.endPart(turn, { error: error instanceof Error ? error : new Error(String(error)) });
@@ -552,6 +552,9 @@ export class TurnEngine {
    * `recovery`; with the `interrupt` policy it is closed as interrupted); a
    * turn awaiting approval blocks the message (409), or, with
    * `pendingApprovals: 'reject'`, has its approvals withdrawn and continues.
+   * A turn that continues streams its events to `emit` (the new message's
+   * stream) before the new message's own turn, its `turn-start` saying
+   * `resumed`, its `turn-end` not ending the dialog.
    */
   *#settle(
     record: TurnRecord,
@@ -559,6 +562,7 @@ export class TurnEngine {
     requestContext: RequestContext,
     control: TurnControl,
     policy: ConcurrencyPolicy,
+    emit: ((event: TurnEvent) => void) | undefined,
   ): Steps<void> {
     const { sessionId } = requestContext;
     if (record.status === 'awaiting_approval') {
@@ -573,7 +577,15 @@ export class TurnEngine {
       }
       for (const approval of pending) withdraw(approval, 'superseded by a new message');
     }
-    const turn = yield* this.#load(record, lease, requestContext, control, undefined);
+    const closes =
+      record.status === 'running' && (policy === 'interrupt' || this.#options.recovery === 'fail');
+    const turn = yield* this.#load(
+      record,
+      lease,
+      requestContext,
+      control,
+      closes ? undefined : notEndingTheDialog(emit),
+    );
     const previous = control.turnId;
     control.turnId = record.turnId;
     try {
@@ -586,6 +598,15 @@ export class TurnEngine {
         if (resumed === 'recovery') turn.recoveries = (turn.recoveries ?? 0) + 1;
         turn.status = 'running';
         this.#loop.startPart(turn, resumed);
+        turn.runtime.emit?.({
+          type: 'turn-start',
+          sessionId,
+          turnId: turn.turnId,
+          messageId: turn.userMessageId,
+          message: turn.userText,
+          resumed,
+          endOfMessage: true,
+        });
         yield* this.#loop.drive(turn);
       }
     } finally {
@@ -733,7 +754,7 @@ export class TurnEngine {
     }
     // An expired approval still moves the turn on; the stream then ends with the expiry, not with turn-end.
     const onEvent = this.#emitFor(resolution.onEvent);
-    const emit = expired ? endingWithExpiry(onEvent) : onEvent;
+    const emit = expired ? notEndingTheDialog(onEvent) : onEvent;
     const turn = yield* this.#load(record, lease, requestContext, control, emit);
     control.turnId = turn.turnId;
     let result: TurnResult;
@@ -856,8 +877,12 @@ export class TurnEngine {
   }
 }
 
-/** Passes events on, except that the turn's end no longer ends the dialog (an error about the expiry follows). */
-function endingWithExpiry(
+/**
+ * Passes events on, except that the turn's end no longer ends the dialog:
+ * more follows on the same stream (an error about an expired approval, or
+ * the new message's turn after a recovered one).
+ */
+function notEndingTheDialog(
   emit: ((event: TurnEvent) => void) | undefined,
 ): ((event: TurnEvent) => void) | undefined {
   if (!emit) return undefined;

@@ -1,0 +1,251 @@
+// README promises for operators, checked as a user of the App sees them: the periodic OTLP metrics push
+// configured by the standard OpenTelemetry variables, and the trace of a turn recovered after its replica died.
+import type { MessageItem, UserMessage } from '@switchboard/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { App } from '../src/app.js';
+import type { SessionStore, TurnRecord } from '../src/stores/session-store.js';
+import { createOtlpReceiver, type OtlpReceiver } from '../src/testing/otlp-receiver.js';
+import {
+  createApp,
+  echoAgent,
+  fanOut,
+  parseEventStream,
+  postJson,
+  slowAgent,
+} from './support/app-fixtures.js';
+import { useSpanRecording } from './support/span-recording.js';
+
+let apps: App[] = [];
+let receivers: OtlpReceiver[] = [];
+afterEach(async () => {
+  await Promise.all(apps.map((app) => app.close()));
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  apps = [];
+  receivers = [];
+  vi.unstubAllEnvs();
+});
+
+/** Failure guard only: how long a polled condition may take on a loaded machine. */
+const WAIT_TIMEOUT_MS = 10_000;
+
+interface DataPoint {
+  attributes?: Array<{ key: string; value: { stringValue?: string } }>;
+  asInt?: string | number;
+  asDouble?: number;
+}
+
+interface Metric {
+  name: string;
+  sum?: { dataPoints: DataPoint[] };
+}
+
+/** The metrics of one OTLP/HTTP JSON metrics export. */
+function metricsOf(body: unknown): Metric[] {
+  const { resourceMetrics = [] } = (body ?? {}) as {
+    resourceMetrics?: Array<{ scopeMetrics: Array<{ metrics: Metric[] }> }>;
+  };
+  return resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics));
+}
+
+/** The turn counter (Prometheus `switchboard_turns_total`, OTLP `switchboard.turns`) per status, in one export. */
+function turnsByStatus(body: unknown): Record<string, number> {
+  const turns = metricsOf(body).find((metric) => metric.name === 'switchboard.turns');
+  return Object.fromEntries(
+    (turns?.sum?.dataPoints ?? []).map((point) => [
+      point.attributes?.find((attribute) => attribute.key === 'status')?.value.stringValue,
+      Number(point.asInt ?? point.asDouble),
+    ]),
+  );
+}
+
+/** Polls until `until()` holds; fails after {@link WAIT_TIMEOUT_MS} saying what was awaited. */
+async function waitUntil(until: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + WAIT_TIMEOUT_MS;
+  while (!until()) {
+    if (performance.now() > deadline) throw new Error(`${what} did not happen within ${WAIT_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Exports that counted one completed turn. */
+const countingOneTurn = (otlp: OtlpReceiver) =>
+  otlp.requests.filter((request) => turnsByStatus(request.body).completed === 1);
+
+describe('metrics pushed over OTLP on the interval the environment sets, while the app runs', () => {
+  async function started(env: Record<string, string>) {
+    const otlp = await createOtlpReceiver();
+    receivers.push(otlp);
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value.replace('<receiver>', otlp.url));
+    // The app reads process.env itself: no metrics option names a URL or an interval.
+    const { app } = createApp({ agents: [echoAgent()], metrics: true });
+    apps.push(app);
+    expect((await app.chat({ message: 'echo: hello' })).status).toBe('completed');
+    return { app, otlp };
+  }
+
+  it('OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: JSON exports at that exact URL, again and again, before close', async () => {
+    const { otlp } = await started({
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: '<receiver>/collector/custom-metrics',
+      // The signal's own URL wins over the generic endpoint, as in OpenTelemetry's SDKs.
+      OTEL_EXPORTER_OTLP_ENDPOINT: '<receiver>/generic',
+      OTEL_METRIC_EXPORT_INTERVAL: '200',
+    });
+    // Two exports that carry the turn: the push repeats on its own, the app is still open.
+    await waitUntil(() => countingOneTurn(otlp).length >= 2, 'two periodic metric exports');
+    expect(new Set(otlp.requests.map((request) => `${request.method} ${request.path}`))).toEqual(
+      new Set(['POST /collector/custom-metrics']),
+    );
+    for (const request of otlp.requests) {
+      expect(request.headers['content-type']).toContain('application/json');
+      expect(request.error).toBeUndefined();
+    }
+  });
+
+  it('OTEL_EXPORTER_OTLP_ENDPOINT alone: exports at <endpoint>/v1/metrics on the interval', async () => {
+    const { otlp } = await started({
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: '',
+      OTEL_EXPORTER_OTLP_ENDPOINT: '<receiver>/otlp',
+      OTEL_METRIC_EXPORT_INTERVAL: '200',
+    });
+    await waitUntil(() => countingOneTurn(otlp).length >= 2, 'two periodic metric exports');
+    expect(new Set(otlp.requests.map((request) => request.path))).toEqual(new Set(['/otlp/v1/metrics']));
+  });
+
+  it('pushes once more on app.close(), with what was counted since the last push', async () => {
+    const { app, otlp } = await started({
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: '<receiver>/v1/metrics',
+      // Far longer than the test: only close() can push.
+      OTEL_METRIC_EXPORT_INTERVAL: '3600000',
+    });
+    expect((await app.chat({ message: 'echo: again' })).status).toBe('completed');
+    expect(otlp.requests).toHaveLength(0);
+    await app.close();
+    expect(otlp.requests.map((request) => request.path)).toEqual(['/v1/metrics']);
+    expect(turnsByStatus(otlp.requests[0]?.body)).toEqual({ completed: 2 });
+  });
+});
+
+/**
+ * Leaves a turn as a replica that died mid-turn would: its user message, its running record (with its first
+ * traced part and the fan-out it decided), one of the two replies, and a lease that expires shortly.
+ */
+async function leaveCrashedTurn(store: SessionStore, sessionId: string, firstPart: TurnRecord['traces']) {
+  const now = new Date().toISOString();
+  const user: UserMessage = { id: 'msg_crashed', role: 'user', content: 'plan a hike', createdAt: now };
+  const lease = await store.acquireLease(sessionId, { ttlMs: 50, waitMs: 0 });
+  const turn: TurnRecord = {
+    turnId: 'turn_crashed',
+    userMessageId: user.id,
+    status: 'running',
+    startedAt: now,
+    steps: [],
+    ...(firstPart ? { traceId: firstPart[0]!.traceId, traces: firstPart } : {}),
+  };
+  await store.openTurn(sessionId, user, { turn, limit: 10, lease });
+  const reply: MessageItem = {
+    id: 'msg_maps',
+    role: 'tool',
+    name: 'maps',
+    toolCallId: 'call_maps',
+    content: 'maps done: plan a hike',
+    status: 'ok',
+    createdAt: now,
+  };
+  const steps: TurnRecord['steps'] = [
+    {
+      hop: 0,
+      kind: 'fan-out',
+      calls: [
+        { toolCallId: 'call_maps', agent: 'maps', message: 'plan a hike' },
+        { toolCallId: 'call_weather', agent: 'weather', message: 'plan a hike' },
+      ],
+      decidedAt: now,
+      durationMs: 0,
+    },
+  ];
+  await store.append(sessionId, [reply], { turn: { ...turn, steps }, lease });
+}
+
+describe('a turn recovered after its replica stopped', () => {
+  const recording = useSpanRecording();
+
+  /** An app whose session `crashed` holds a turn its replica left running, with its first traced part. */
+  async function crashed() {
+    const { app } = createApp({
+      name: 'desk',
+      agents: [slowAgent('maps', 1), slowAgent('weather', 1)],
+      handler: fanOut(['maps', 'weather']),
+      leaseTtlMs: 200,
+    });
+    apps.push(app);
+    // The part the dead replica traced before it stopped (its trace and root span ids).
+    const firstPart = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+    await leaveCrashedTurn(app.sessions, 'crashed', [firstPart]);
+    return { app, firstPart };
+  }
+
+  /** The next message on the crashed session, streamed: the events of every `turn-start` on the stream. */
+  async function nextMessageStreamed(app: App) {
+    const response = await app.request(
+      '/v1/chat',
+      postJson({ message: 'and tomorrow?', sessionId: 'crashed' }, { accept: 'text/event-stream' }),
+    );
+    expect(response.status).toBe(200);
+    const events = parseEventStream(await response.text()).map(({ data }) => data);
+    // One stream, one dialog: only its very last event ends it (not the recovered turn's turn-end).
+    expect(events.filter((event) => event.endOfDialog).length).toBe(1);
+    expect(events.at(-1)?.endOfDialog).toBe(true);
+    // The recovered turn's answer reaches the user on this stream, before the new message's turn starts.
+    const firstNewEvent = events.findIndex((event) => event.turnId !== 'turn_crashed');
+    expect(
+      events
+        .slice(0, firstNewEvent)
+        .some((event) => event.type === 'message' && event.turnId === 'turn_crashed'),
+    ).toBe(true);
+    return events.flatMap((data) =>
+      data.type === 'turn-start' ? [{ turnId: data.turnId, resumed: data.resumed }] : [],
+    );
+  }
+
+  it("streams the recovered turn's turn-start with resumed: 'recovery' before the new message's turn", async () => {
+    const { app } = await crashed();
+    const starts = await nextMessageStreamed(app);
+    // README (streaming): "When a stored turn continues (after its approvals, or after a crash), its
+    // `turn-start` has `resumed: 'approval'` or `'recovery'`."
+    expect(starts).toEqual([
+      { turnId: 'turn_crashed', resumed: 'recovery' },
+      { turnId: expect.not.stringMatching(/^turn_crashed$/), resumed: undefined },
+    ]);
+  });
+
+  it("traces the recovered part as '<app> recovery', a new trace linked to its first part", async () => {
+    const { app, firstPart } = await crashed();
+    await nextMessageStreamed(app);
+
+    const parts = recording().named('scripted');
+    expect(parts).toHaveLength(2);
+    const [recovered, ownTurn] = parts as [(typeof parts)[0], (typeof parts)[0]];
+    // README: "a turn resumed after an approval or a crash is a new trace named `support approval` or
+    // `support recovery`, linked to the earlier part".
+    expect(recovered.attributes['langfuse.trace.name']).toBe('desk recovery');
+    expect(recovered.attributes).toMatchObject({
+      'session.id': 'crashed',
+      'switchboard.turn.resumed': 'recovery',
+      'switchboard.turn.status': 'completed',
+    });
+    expect(recovered.parentSpanContext).toBeUndefined();
+    expect(recovered.spanContext().traceId).not.toBe(firstPart.traceId);
+    expect(recovered.links.map((link) => link.context.traceId)).toEqual([firstPart.traceId]);
+    // The new message's own turn is a trace of its own, named after its entry point.
+    expect(ownTurn.attributes['langfuse.trace.name']).toBe('desk /v1/chat');
+    expect(ownTurn.spanContext().traceId).not.toBe(recovered.spanContext().traceId);
+
+    // The stored turn keeps both parts and counts the recovery.
+    const [stored] = await app.sessions.listTurns('crashed');
+    expect(stored).toMatchObject({ turnId: 'turn_crashed', status: 'completed', recoveries: 1 });
+    expect(stored!.traces?.map((part) => part.traceId)).toEqual([
+      firstPart.traceId,
+      recovered.spanContext().traceId,
+    ]);
+  });
+});
