@@ -111,7 +111,7 @@ export function switchboardSpanProcessor(options: SwitchboardSpanProcessorOption
  * @throws ConfigurationError for any other protocol (grpc is not supported).
  */
 export function protocolFromEnv(env: Record<string, string | undefined>): 'http/json' | 'http/protobuf' {
-  const asked = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  const asked = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || undefined;
   if (asked === undefined || asked === 'http/protobuf') return 'http/protobuf';
   if (asked === 'http/json') return 'http/json';
   throw new ConfigurationError({

@@ -102,10 +102,11 @@ function otlpProcessor(
 ): SpanProcessor | undefined {
   const tracesUrl = (endpoint: string | undefined) =>
     endpoint ? `${endpoint.replace(/\/+$/, '')}/v1/traces` : undefined;
+  // An empty variable counts as unset, as OpenTelemetry reads them (an env file's `NAME=` line).
   const url =
     options.tracesEndpoint ??
     tracesUrl(options.endpoint) ??
-    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || undefined) ??
     tracesUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT);
   if (!url) return undefined;
   const protocol = options.protocol ?? protocolFromEnv(env);

@@ -59,6 +59,24 @@ describe('setupTracing', () => {
     expect(receiver.spans().map((span) => [span.name, span.attributes.answer])).toEqual([['one', 42]]);
   });
 
+  it('reads an empty variable as unset, as an env file with `NAME=` lines gives it', async () => {
+    receiver.reset();
+    const tracing = setupTracing({
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: '',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      },
+    });
+    expect(tracing).toMatchObject({ enabled: true, destinations: ['otlp'] });
+    trace.getTracer('my-app').startSpan('kept').end();
+    await tracing.shutdown();
+    expect(receiver.requests.map((request) => [request.path, request.headers['content-type']])).toEqual([
+      ['/v1/traces', 'application/json'],
+    ]);
+  });
+
   it('exports every span to OTEL_EXPORTER_OTLP_ENDPOINT, keeps context across awaits, and unregisters on shutdown', async () => {
     receiver.reset();
     const tracing = setupTracing({
