@@ -5,6 +5,7 @@ import type { ChurnResult } from './churn.js';
 import { type ChurnHttpResult, measureChurnHttp } from './churn-http.js';
 import { compileServer } from './compile.js';
 import type { FlatnessResult } from './history-flatness.js';
+import { runChild } from './run-child.js';
 
 const fmt = (n: number | undefined, digits = 1) =>
   n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
@@ -24,26 +25,9 @@ function target(
   );
 }
 
-/** Runs a compiled bench script in a child process and returns the `key` of the message it sends. */
-async function runChild<T>(script: string, key: string, execArgv: string[] = []): Promise<T> {
-  const child = fork(await compileServer(script), {
-    execArgv,
-    env: { ...process.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  try {
-    return await new Promise<T>((resolve, reject) => {
-      child.once('message', (message: Record<string, T>) => resolve(message[key] as T));
-      child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}`)));
-    });
-  } finally {
-    child.kill('SIGTERM');
-  }
-}
-
 /** The churn variant: in process (CPU, heap, Redis bytes) then over HTTP, printed with its targets. */
 export async function runChurnBench({ seconds, concurrency }: { seconds: number; concurrency: number }) {
-  const inProcess = await runChild<ChurnResult>('churn.ts', 'result', ['--expose-gc']);
+  const inProcess = await runChild<ChurnResult>('churn.ts', 'result', { execArgv: ['--expose-gc'] });
   const http = await measureChurnHttp({ seconds, concurrency });
   printChurn(inProcess, http, { seconds, concurrency });
 }

@@ -20,7 +20,8 @@ import { type FanOutResult, printFanOut } from './fan-out-report.js';
 import { type LoadResult, runLoad } from './load.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRoundTrips } from './round-trips.js';
-import { measureTracingCost } from './tracing-cost.js';
+import { runChild } from './run-child.js';
+import type { TracingCost } from './tracing-cost.js';
 
 interface Variant {
   name: string;
@@ -203,8 +204,12 @@ if (wanted.includes('tracecost')) {
   console.log(
     '\nTracing cost in process: churn turns traced (Langfuse processor, OTLP to a loopback receiver) vs untraced\n',
   );
+  const sinkScript = await compileServer('servers/otlp-sink.ts');
+  // Each in a process of its own: a measurement that ran before would leave its heap and JIT to the next.
   for (const protocol of ['dropped', 'http/json', 'http/protobuf'] as const) {
-    const cost = await measureTracingCost(undefined, protocol);
+    const cost = await runChild<TracingCost>('tracing-cost.ts', 'result', {
+      env: { BENCH_TRACE_PROTOCOL: protocol, BENCH_OTLP_SINK_SCRIPT: sinkScript },
+    });
     const { traced, untraced } = cost.cpuMicrosPerTurn;
     const ratio = traced / untraced;
     // Spans handed to an exporter that drops them: what the spans themselves cost, without the export.

@@ -3,9 +3,12 @@
 // posting OTLP to a loopback receiver in another process (which only counts requests: Langfuse's ingestion
 // is not this process's work). Blocks of turns alternate between the two apps so that machine noise hits both.
 //   BENCH_TRACE_TURNS (default 30000)  turns a side
-//   BENCH_TRACE_PROTOCOL (default http/protobuf)  how spans travel to the receiver (or http/json)
+//   BENCH_TRACE_PROTOCOL (default http/protobuf)  how spans travel to the receiver: http/protobuf, http/json, or
+//     dropped (handed to an exporter that drops them: the spans' own cost, without the export)
 //   BENCH_TRACE_ONLY=1  runs only the traced side (to profile it alone)
-// Run alone (`tsx bench/tracing-cost.ts`) it prints JSON; `node --cpu-prof` on its compiled form profiles it.
+//   BENCH_OTLP_SINK_SCRIPT  the compiled receiver (bench/run.ts passes it: compiled, this file cannot compile it)
+// bench/run.ts runs it compiled, once per protocol, each in a process of its own; run alone
+// (`tsx bench/tracing-cost.ts`, or `node --cpu-prof` on its compiled form) it prints JSON.
 
 import { fork } from 'node:child_process';
 import { context, trace } from '@opentelemetry/api';
@@ -29,7 +32,8 @@ function app(options: Partial<AppOptions> = {}): App {
 
 /** The loopback OTLP receiver of bench/servers/otlp-sink.ts, in a process of its own. */
 async function startSink(): Promise<{ url: string; requestCount(): Promise<number>; close(): void }> {
-  const sink = fork(await compileServer('servers/otlp-sink.ts'), {
+  // Compiled by the caller when this runs compiled (its own path then no longer leads to the sources).
+  const sink = fork(process.env.BENCH_OTLP_SINK_SCRIPT ?? (await compileServer('servers/otlp-sink.ts')), {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const url = await new Promise<string>((resolve) =>
@@ -44,6 +48,14 @@ async function startSink(): Promise<{ url: string; requestCount(): Promise<numbe
       }),
     close: () => sink.kill('SIGTERM'),
   };
+}
+
+/** How spans leave the process: OTLP as JSON or protobuf, or to an exporter that drops them. */
+export type TracingProtocol = 'http/json' | 'http/protobuf' | 'dropped';
+
+function protocolFromEnv(): TracingProtocol {
+  const asked = process.env.BENCH_TRACE_PROTOCOL;
+  return asked === 'http/json' || asked === 'dropped' ? asked : 'http/protobuf';
 }
 
 /** An exporter that drops every batch: what tracing costs before the export itself. */
@@ -61,9 +73,7 @@ const dropEverything = {
  */
 export async function measureTracingCost(
   turns = Number(process.env.BENCH_TRACE_TURNS ?? 30_000),
-  protocol: 'http/json' | 'http/protobuf' | 'dropped' = process.env.BENCH_TRACE_PROTOCOL === 'http/json'
-    ? 'http/json'
-    : 'http/protobuf',
+  protocol: TracingProtocol = protocolFromEnv(),
 ): Promise<TracingCost> {
   const receiver = await startSink();
   const tracing = setupTracing({
@@ -125,6 +135,10 @@ export async function measureTracingCost(
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const result = await measureTracingCost();
-  const { traced, untraced } = result.cpuMicrosPerTurn;
-  console.log(JSON.stringify({ ...result, ratio: traced / untraced }, null, 2));
+  // Run by bench/run.ts (over IPC), or alone.
+  if (process.send) process.send({ result });
+  else {
+    const { traced, untraced } = result.cpuMicrosPerTurn;
+    console.log(JSON.stringify({ ...result, ratio: traced / untraced }, null, 2));
+  }
 }
