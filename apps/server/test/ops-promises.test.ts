@@ -4,49 +4,12 @@ import { createServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { serverForTest } from './support/spawn-server.js';
+import { streamTurn } from './support/stream-turn.js';
 
 /** Every demo agent waits this long (the longest the server allows): the turn outlives any grace period. */
 const NEVER_MS = '600000';
 /** The environment of every server here: agents that outlive the grace, and no console (it needs a build). */
 const SLOW = { DEMO_AGENT_DELAY_MS: NEVER_MS, SHUTDOWN_GRACE_MS: '300', CONSOLE: 'off' };
-
-interface SseEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** Starts a streamed turn; `running` resolves once its agent started, `events` once the stream ended. */
-function streamTurn(url: string, message: string) {
-  let markRunning: () => void = () => {};
-  const running = new Promise<void>((resolve) => {
-    markRunning = resolve;
-  });
-  const events = (async () => {
-    const response = await fetch(`${url}/v1/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message }),
-    });
-    expect(response.status).toBe(200);
-    const received: SseEvent[] = [];
-    let buffer = '';
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.+)$/m.exec(block)?.[1];
-        const data = /^data: (.+)$/m.exec(block)?.[1];
-        if (event && data) received.push({ event, data: JSON.parse(data) as Record<string, unknown> });
-        if (event === 'agent-start') markRunning();
-      }
-    }
-    return received;
-  })();
-  events.catch(() => {});
-  return { running, events };
-}
 
 /** A JSON turn (`POST /v1/chat`): its status and body text. */
 async function jsonTurn(url: string, message: string) {

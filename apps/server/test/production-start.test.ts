@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { serverEnv } from './support/spawn-server.js';
+import { streamTurn } from './support/stream-turn.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 /** Failure guards only: `pnpm start` builds the console and compiles TypeScript on a shared, loaded machine. */
@@ -79,46 +80,6 @@ async function startCommand(script: string, env: Record<string, string> = {}): P
     await exited;
   };
   return { child, listening, exited, output: () => output, kill };
-}
-
-interface SseEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** Starts a streamed turn; resolves `running` once an agent started, `events` once the stream ended. */
-function streamTurn(url: string, message: string) {
-  let markRunning: () => void = () => {};
-  const running = new Promise<void>((resolve) => {
-    markRunning = resolve;
-  });
-  const events = (async () => {
-    const response = await fetch(`${url}/v1/chat`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ message }),
-    });
-    expect(response.status).toBe(200);
-    const received: SseEvent[] = [];
-    let buffer = '';
-    const decoder = new TextDecoder();
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      let end = buffer.indexOf('\n\n');
-      while (end !== -1) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const event = /^event: (.+)$/m.exec(block)?.[1];
-        const data = /^data: (.+)$/m.exec(block)?.[1];
-        if (event && data) received.push({ event, data: JSON.parse(data) as Record<string, unknown> });
-        if (event === 'agent-start') markRunning();
-        end = buffer.indexOf('\n\n');
-      }
-    }
-    return received;
-  })();
-  events.catch(() => {});
-  return { running, events };
 }
 
 async function portIsClosed(url: string): Promise<boolean> {

@@ -13,6 +13,7 @@ import {
   postJson,
   slowAgent,
 } from './support/app-fixtures.js';
+import { leaveCrashedTurn } from './support/crashed-turn.js';
 import { useSpanRecording } from './support/span-recording.js';
 
 let apps: App[] = [];
@@ -126,22 +127,10 @@ describe('metrics pushed over OTLP on the interval the environment sets, while t
 });
 
 /**
- * Leaves a turn as a replica that died mid-turn would: its user message, its running record (with its first
- * traced part and the fan-out it decided), one of the two replies, and a lease that expires shortly.
+ * A turn its replica left running: its first traced part, the fan-out it decided, and one of the two replies.
  */
-async function leaveCrashedTurn(store: SessionStore, sessionId: string, firstPart: TurnRecord['traces']) {
+async function leaveTracedCrashedTurn(store: SessionStore, sessionId: string, traces: TurnRecord['traces']) {
   const now = new Date().toISOString();
-  const user: UserMessage = { id: 'msg_crashed', role: 'user', content: 'plan a hike', createdAt: now };
-  const lease = await store.acquireLease(sessionId, { ttlMs: 50, waitMs: 0 });
-  const turn: TurnRecord = {
-    turnId: 'turn_crashed',
-    userMessageId: user.id,
-    status: 'running',
-    startedAt: now,
-    steps: [],
-    ...(firstPart ? { traceId: firstPart[0]!.traceId, traces: firstPart } : {}),
-  };
-  await store.openTurn(sessionId, user, { turn, limit: 10, lease });
   const reply: MessageItem = {
     id: 'msg_maps',
     role: 'tool',
@@ -163,7 +152,7 @@ async function leaveCrashedTurn(store: SessionStore, sessionId: string, firstPar
       durationMs: 0,
     },
   ];
-  await store.append(sessionId, [reply], { turn: { ...turn, steps }, lease });
+  await leaveCrashedTurn(store, sessionId, { steps, replies: [reply], traces });
 }
 
 describe('a turn recovered after its replica stopped', () => {
@@ -180,7 +169,7 @@ describe('a turn recovered after its replica stopped', () => {
     apps.push(app);
     // The part the dead replica traced before it stopped (its trace and root span ids).
     const firstPart = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
-    await leaveCrashedTurn(app.sessions, 'crashed', [firstPart]);
+    await leaveTracedCrashedTurn(app.sessions, 'crashed', [firstPart]);
     return { app, firstPart };
   }
 

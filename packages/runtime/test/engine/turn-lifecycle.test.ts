@@ -15,6 +15,7 @@ import type { TurnEvent } from '../../src/engine/events.js';
 import type { SessionStore, TurnRecord } from '../../src/stores/session-store.js';
 import { historyProblems } from '../../src/testing/history-check.js';
 import { createApp, describeResults, echoAgent, fanOut, slowAgent } from '../support/app-fixtures.js';
+import { leaveCrashedTurn } from '../support/crashed-turn.js';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -25,34 +26,6 @@ afterEach(async () => {
 async function history(sessionId: string) {
   const store = app!.sessions;
   return { messages: await store.read(sessionId), turns: await store.listTurns(sessionId) };
-}
-
-/**
- * Leaves a turn as a replica that died mid-turn would: its user message, its
- * running record with the steps decided so far and the replies stored so far,
- * and a lease that expires shortly (nobody releases it).
- */
-async function leaveCrashedTurn(
-  store: SessionStore,
-  sessionId: string,
-  { steps = [], replies = [] }: { steps?: TurnRecord['steps']; replies?: MessageItem[] } = {},
-) {
-  const user: UserMessage = {
-    id: 'msg_crashed',
-    role: 'user',
-    content: 'plan a hike',
-    createdAt: new Date().toISOString(),
-  };
-  const lease = await store.acquireLease(sessionId, { ttlMs: 50, waitMs: 0 });
-  const turn: TurnRecord = {
-    turnId: 'turn_crashed',
-    userMessageId: user.id,
-    status: 'running',
-    startedAt: user.createdAt,
-    steps: [],
-  };
-  await store.openTurn(sessionId, user, { turn, limit: 10, lease });
-  await store.append(sessionId, replies, { turn: { ...turn, steps }, lease });
 }
 
 describe('the turn life cycle', () => {
