@@ -23,11 +23,68 @@ export interface RequestContextInit {
 }
 
 const STORAGE_KEY = Symbol.for('switchboard.requestContext');
-type Holder = { [STORAGE_KEY]?: AsyncLocalStorage<RequestContext> };
+const FRAME = Symbol.for('switchboard.traceFrame');
+
+/** What the storage holds beside a bare RequestContext: the request's and the active trace context. */
+interface TraceFrame {
+  readonly [FRAME]: true;
+  readonly request: RequestContext | undefined;
+  readonly traceContext: unknown;
+}
+
+type Store = RequestContext | TraceFrame;
+type Holder = { [STORAGE_KEY]?: AsyncLocalStorage<Store> };
 const holder = globalThis as Holder;
-// Shared through globalThis so that duplicated copies of this package see one context.
-holder[STORAGE_KEY] ??= new AsyncLocalStorage<RequestContext>();
+// Shared through globalThis so that duplicated copies of this package see one context (hence a branded
+// frame rather than a class: `instanceof` fails across copies).
+holder[STORAGE_KEY] ??= new AsyncLocalStorage<Store>();
 const storage = holder[STORAGE_KEY];
+
+function isFrame(store: Store): store is TraceFrame {
+  return (store as Partial<TraceFrame>)[FRAME] === true;
+}
+
+function requestOf(store: Store | undefined): RequestContext | undefined {
+  return store !== undefined && isFrame(store) ? store.request : store;
+}
+
+function frame(request: RequestContext | undefined, traceContext: unknown): Store {
+  return traceContext === undefined && request !== undefined
+    ? request
+    : { [FRAME]: true, request, traceContext };
+}
+
+/**
+ * The slot of the request's async context where Switchboard's
+ * OpenTelemetry context manager keeps the active trace context, so that one
+ * `AsyncLocalStorage` carries both the {@link RequestContext} and the trace
+ * context: on Node 20 and 22 every active `AsyncLocalStorage` adds work to
+ * every promise the process creates. It is for that context manager
+ * (`setupTracing()` registers it), not for application code.
+ */
+export const traceContextSlot = {
+  /** The active trace context, or `undefined`. */
+  get(): unknown {
+    const store = storage.getStore();
+    return store !== undefined && isFrame(store) ? store.traceContext : undefined;
+  },
+  /** Runs `fn` with `traceContext` active, the RequestContext unchanged. */
+  run<A extends unknown[], R>(traceContext: unknown, fn: (...args: A) => R, ...args: A): R {
+    return storage.run(frame(requestOf(storage.getStore()), traceContext), fn, ...args);
+  },
+  /**
+   * Makes `traceContext` active for the rest of the current execution and
+   * what it schedules (`AsyncLocalStorage.enterWith`); returns a function
+   * that restores what was active before.
+   */
+  enter(traceContext: unknown): () => void {
+    const previous = storage.getStore();
+    storage.enterWith(frame(requestOf(previous), traceContext));
+    return () => {
+      storage.enterWith(previous as Store);
+    };
+  },
+};
 
 /**
  * The context of the request being handled: who is asking, in which session,
@@ -89,18 +146,22 @@ export class RequestContext {
 
   /** The active context. Throws a clear error outside a request. */
   static current(): RequestContext {
-    const context = storage.getStore();
+    const context = requestOf(storage.getStore());
     if (!context) throw new ContextMissingError();
     return context;
   }
 
   /** The active context, or `undefined` outside a request. */
   static tryCurrent(): RequestContext | undefined {
-    return storage.getStore();
+    return requestOf(storage.getStore());
   }
 
-  /** Runs `fn` with `context` active for everything it awaits or schedules. */
+  /** Runs `fn` with `context` active for everything it awaits or schedules (the active trace context kept). */
   static run<R>(context: RequestContext, fn: () => R): R {
-    return storage.run(context, fn);
+    const store = storage.getStore();
+    return storage.run(
+      store !== undefined && isFrame(store) ? frame(context, store.traceContext) : context,
+      fn,
+    );
   }
 }

@@ -1,4 +1,4 @@
-export { RequestContext, type RequestContextInit } from './context.js';
+export { RequestContext, type RequestContextInit, traceContextSlot } from './context.js';
 export {
   type Conversation,
   currentUserMessage,

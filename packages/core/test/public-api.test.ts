@@ -106,6 +106,7 @@ const RUNTIME_EXPORTS = [
   'routeToUser',
   'streamAnswer',
   'toolCall',
+  'traceContextSlot',
   'turnMessages',
   'useProfile',
   'validateDecision',

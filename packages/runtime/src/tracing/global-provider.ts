@@ -7,6 +7,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { sharedContextManager } from './shared-context-manager.js';
 
 /** The provider behind the global OpenTelemetry API, unwrapped from its proxy. */
 function globalDelegate(): TracerProvider {
@@ -34,15 +35,19 @@ export function hasContextManager(): boolean {
 }
 
 /**
- * Registers `provider` as the global tracer provider, with an
- * AsyncLocalStorage context manager (so the active span follows `await`)
- * unless one is registered already. The caller must have checked
+ * Registers `provider` as the global tracer provider, with a context manager
+ * (so the active span follows `await`; {@link sharedContextManager}, which
+ * shares the request context's AsyncLocalStorage) unless one is registered
+ * already. The caller must have checked
  * {@link hasGlobalTracerProvider}. Returns a function that undoes exactly
  * what was registered.
  */
 export function registerGlobally(provider: NodeTracerProvider): () => void {
   const ownsContextManager = !hasContextManager();
-  provider.register({ propagator: null, contextManager: ownsContextManager ? undefined : null });
+  provider.register({
+    propagator: null,
+    contextManager: ownsContextManager ? (sharedContextManager() ?? undefined) : null,
+  });
   let registered = true;
   return () => {
     if (!registered) return;

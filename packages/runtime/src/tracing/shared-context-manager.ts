@@ -1,0 +1,73 @@
+import { createRequire } from 'node:module';
+import { type Context, type ContextManager, ROOT_CONTEXT } from '@opentelemetry/api';
+import { traceContextSlot } from '@switchboard/core';
+
+type AlsContextManagerClass = new () => ContextManager & {
+  attach?(context: Context): { dispose(): void };
+};
+
+/**
+ * An OpenTelemetry context manager that keeps the active context in the
+ * `AsyncLocalStorage` of Switchboard's `RequestContext` (through
+ * `traceContextSlot`) instead of one of its own. OpenTelemetry's
+ * `AsyncLocalStorageContextManager` with its storage swapped: the same
+ * `with`, `bind` (functions and event emitters) and `attach`. On Node 20 and
+ * 22 each active `AsyncLocalStorage` adds a hook call to every promise: one
+ * storage instead of two made a traced turn about a tenth cheaper here.
+ *
+ * `disable()` leaves the storage alone (the request context lives there).
+ * Undefined when `@opentelemetry/sdk-trace-node`'s context manager cannot be
+ * loaded: the caller then registers OpenTelemetry's default.
+ */
+export function sharedContextManager(): ContextManager | undefined {
+  let Base: AlsContextManagerClass;
+  try {
+    const fromNodeSdk = createRequire(
+      createRequire(import.meta.url).resolve('@opentelemetry/sdk-trace-node'),
+    );
+    Base = (
+      fromNodeSdk('@opentelemetry/context-async-hooks') as {
+        AsyncLocalStorageContextManager: AlsContextManagerClass;
+      }
+    ).AsyncLocalStorageContextManager;
+    if (typeof Base !== 'function') return undefined;
+  } catch {
+    return undefined;
+  }
+  class SharedContextManager extends Base {
+    override active(): Context {
+      return (traceContextSlot.get() as Context | undefined) ?? ROOT_CONTEXT;
+    }
+
+    override with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+      context: Context,
+      fn: F,
+      thisArg?: ThisParameterType<F>,
+      ...args: A
+    ): ReturnType<F> {
+      const callback = thisArg == null ? fn : (fn.bind(thisArg) as F);
+      return traceContextSlot.run(context, callback, ...args);
+    }
+
+    override attach(context: Context): { dispose(): void } {
+      const restore = traceContextSlot.enter(context);
+      let disposed = false;
+      return {
+        dispose() {
+          if (disposed) return;
+          disposed = true;
+          restore();
+        },
+      };
+    }
+
+    override enable(): this {
+      return this;
+    }
+
+    override disable(): this {
+      return this;
+    }
+  }
+  return new SharedContextManager();
+}
