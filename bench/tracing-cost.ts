@@ -11,7 +11,7 @@
 // (`tsx bench/tracing-cost.ts`, or `node --cpu-prof` on its compiled form) it prints JSON.
 
 import { fork } from 'node:child_process';
-import { context, trace } from '@opentelemetry/api';
+import { type ContextManager, context, trace } from '@opentelemetry/api';
 import { App, type AppOptions } from '@switchboard/runtime';
 import { setupTracing } from '@switchboard/runtime/otel';
 import { churnAgents, churnMessage, churnSession } from './churn-workload.js';
@@ -89,11 +89,18 @@ export async function measureTracingCost(
   });
   const provider = tracing.provider;
   if (!provider) throw new Error('tracing could not be enabled');
-  // Tracing is global: the untraced blocks run with the provider and its context manager unregistered.
+  // Tracing is global: the untraced blocks run with the provider and the context manager setupTracing()
+  // registered both unregistered, and the traced ones with those very two registered again.
+  const contextManager = (
+    context as unknown as { _getContextManager(): ContextManager }
+  )._getContextManager();
   const setTraced = (on: boolean) => {
     trace.disable();
     context.disable();
-    if (on) provider.register({ propagator: null });
+    if (on) {
+      trace.setGlobalTracerProvider(provider);
+      context.setGlobalContextManager(contextManager);
+    }
   };
   const traced = app({ tracing });
   const untraced = app();
