@@ -171,6 +171,15 @@ export interface ChatInput {
   metadata?: Record<string, unknown>;
   onEvent?: (event: TurnEvent) => void;
   /**
+   * Also streams to `onEvent`, before this message's own turn, the events of
+   * the session's earlier turn that this message makes continue (recovered
+   * after its replica stopped, or continued once its pending approvals were
+   * withdrawn): its `turn-start` says `resumed`, and its `turn-end` does not
+   * end the dialog. `/v1/chat` streams turn it on; consumers that make one
+   * reply of the events (the OpenAI-compatible API, A2A, MCP) leave it off.
+   */
+  streamEarlierTurn?: boolean;
+  /**
    * Makes the message safe to retry: a second call with the same key (and
    * message) returns the first call's turn instead of running another, on
    * any replica. Without a `sessionId`, the session id is derived from the

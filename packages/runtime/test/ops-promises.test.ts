@@ -3,6 +3,7 @@
 import type { MessageItem, UserMessage } from '@switchboard/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.js';
+import type { TurnEvent } from '../src/engine/events.js';
 import type { SessionStore, TurnRecord } from '../src/stores/session-store.js';
 import { createOtlpReceiver, type OtlpReceiver } from '../src/testing/otlp-receiver.js';
 import {
@@ -205,6 +206,32 @@ describe('a turn recovered after its replica stopped', () => {
       { turnId: 'turn_crashed', resumed: 'recovery' },
       { turnId: expect.not.stringMatching(/^turn_crashed$/), resumed: undefined },
     ]);
+  });
+
+  it("keeps the recovered turn's events out of streams that make one reply: app.chat's onEvent and the OpenAI-compatible API", async () => {
+    const { app } = await crashed();
+    const events: TurnEvent[] = [];
+    const result = await app.chat({
+      sessionId: 'crashed',
+      message: 'and tomorrow?',
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.status).toBe('completed');
+    expect(new Set(events.map((event) => event.turnId))).toEqual(new Set([result.turnId]));
+
+    const second = await crashed();
+    const response = await second.app.request(
+      '/v1/chat/completions',
+      postJson(
+        { model: 'scripted', stream: true, messages: [{ role: 'user', content: 'and tomorrow?' }] },
+        { 'x-session-id': 'crashed' },
+      ),
+    );
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    // The completion streams the new message's answer only: the recovered turn's (about the hike) is not in it.
+    expect(text).toContain('and tomorrow?');
+    expect(text).not.toContain('plan a hike');
   });
 
   it("traces the recovered part as '<app> recovery', a new trace linked to its first part", async () => {

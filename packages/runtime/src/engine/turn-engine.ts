@@ -537,7 +537,8 @@ export class TurnEngine {
             detail: 'its last turn could not be closed',
           });
         }
-        yield* this.#settle(opened.turn, lease, requestContext, control, policy, turn.runtime.emit);
+        const earlierTurnEvents = request.streamEarlierTurn ? turn.runtime.emit : undefined;
+        yield* this.#settle(opened.turn, lease, requestContext, control, policy, earlierTurnEvents);
       } catch (error) {
         // This message's own turn never started (a pending approval, a store failure while settling).
         this.#loop.endPart(turn, { error: error instanceof Error ? error : new Error(String(error)) });
@@ -553,8 +554,8 @@ export class TurnEngine {
    * turn awaiting approval blocks the message (409), or, with
    * `pendingApprovals: 'reject'`, has its approvals withdrawn and continues.
    * A turn that continues streams its events to `emit` (the new message's
-   * stream) before the new message's own turn, its `turn-start` saying
-   * `resumed`, its `turn-end` not ending the dialog.
+   * stream, when it asked: `streamEarlierTurn`) before the new message's own
+   * turn, its `turn-start` saying `resumed`, its `turn-end` not ending the dialog.
    */
   *#settle(
     record: TurnRecord,

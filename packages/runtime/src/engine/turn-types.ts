@@ -142,6 +142,15 @@ export interface TurnRequest {
   /** Receives every event of the turn as it happens. */
   onEvent?: (event: TurnEvent) => void;
   /**
+   * Also streams to `onEvent`, before this message's own turn, the events of
+   * the session's earlier turn that this message makes continue (recovered
+   * after its replica stopped, or continued once its pending approvals were
+   * withdrawn): its `turn-start` says `resumed`, and its `turn-end` does not
+   * end the dialog. `/v1/chat` streams turn it on; consumers that make one
+   * reply of the events (the OpenAI-compatible API, A2A, MCP) leave it off.
+   */
+  streamEarlierTurn?: boolean;
+  /**
    * A retried request with the same key (and the same message) returns the
    * first request's turn instead of running another one, on any replica.
    */

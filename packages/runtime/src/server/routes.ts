@@ -210,7 +210,9 @@ export function createRoutes(
       const result = backend.chat(request);
       return c.json(noteRequest(c, isPromiseLike(result) ? await result : result));
     }
-    return streamTurn(c, (onEvent: (event: TurnEvent) => void) => backend.chat({ ...request, onEvent }));
+    return streamTurn(c, (onEvent: (event: TurnEvent) => void) =>
+      backend.chat({ ...request, onEvent, streamEarlierTurn: true }),
+    );
   };
   const resolveApproval = async (c: Context): Promise<Response> => {
     if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
