@@ -1,9 +1,5 @@
-// Runs the churn and history-flatness measurements for bench/run.ts and prints them, each target with its
-// measured ratio and PASS or MISS. Ratios within one run only, never absolute times.
-import { fork } from 'node:child_process';
 import type { ChurnResult } from './churn.js';
 import { type ChurnHttpResult, measureChurnHttp } from './churn-http.js';
-import { compileServer } from './compile.js';
 import type { FlatnessResult } from './history-flatness.js';
 import { runChild } from './run-child.js';
 

@@ -1,6 +1,6 @@
 // README promises for operators, checked as a user of the App sees them: the periodic OTLP metrics push
 // configured by the standard OpenTelemetry variables, and the trace of a turn recovered after its replica died.
-import type { MessageItem, UserMessage } from '@switchboard/core';
+import type { MessageItem } from '@switchboard/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.js';
 import type { TurnEvent } from '../src/engine/events.js';

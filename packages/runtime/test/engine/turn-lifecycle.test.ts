@@ -2,17 +2,14 @@ import {
   annotateStep,
   currentUserMessage,
   latestToolResults,
-  type MessageItem,
   recordStep,
   routeToUser,
   toolCall,
-  type UserMessage,
 } from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import type { App } from '../../src/app.js';
 import type { TurnEvent } from '../../src/engine/events.js';
-import type { SessionStore, TurnRecord } from '../../src/stores/session-store.js';
 import { historyProblems } from '../../src/testing/history-check.js';
 import { createApp, describeResults, echoAgent, fanOut, slowAgent } from '../support/app-fixtures.js';
 import { leaveCrashedTurn } from '../support/crashed-turn.js';
