@@ -71,7 +71,7 @@ describe.concurrent('SHUTDOWN_GRACE_MS on SIGTERM', () => {
     expect(events.find(({ event }) => event === 'agent-end')?.data).toMatchObject({
       agent: 'calculator',
       status: 'error',
-      content: "Agent 'calculator' failed (agent_error)",
+      content: "Agent 'calculator' was stopped: the server shut down (agent_stopped)",
     });
     expect(events.find(({ event }) => event === 'message')?.data.content).toMatch(APOLOGY);
     expect(events.at(-1)).toMatchObject({ event: 'turn-end', data: { endOfDialog: true } });

@@ -276,6 +276,31 @@ export class AgentTimeoutError extends AgentError {
   }
 }
 
+/**
+ * The server is shutting down and its grace period for running turns is
+ * over: the reason of `RequestContext.signal` (and of an agent's
+ * `ctx.signal`) when the turn is abandoned.
+ */
+export class ServerShutdownError extends SystemError {
+  readonly code = 'server_shutdown';
+  constructor() {
+    super({ message: 'The server shut down before the turn finished' });
+  }
+}
+
+/**
+ * An agent call the server stopped because it shut down (its grace period
+ * for running turns was over). The orchestrator gets it as the call's
+ * reply, `Agent '<name>' was stopped: the server shut down (agent_stopped)`,
+ * and decides what the user reads; it is not retried.
+ */
+export class AgentStoppedError extends AgentError {
+  override readonly code = 'agent_stopped';
+  constructor({ agent, cause }: { agent: string; cause?: unknown }) {
+    super({ agent, message: 'stopped: the server shut down', cause, retryable: false });
+  }
+}
+
 /** A turn ran past its strategy profile's deadline (`turnTimeoutMs`). */
 export class TurnDeadlineError extends SystemError {
   readonly code = 'turn_deadline_exceeded';

@@ -8,6 +8,7 @@ export {
 } from './conversation.js';
 export {
   AgentError,
+  AgentStoppedError,
   AgentTimeoutError,
   ApprovalExpiredError,
   ApprovalPendingError,
@@ -25,6 +26,7 @@ export {
   MaxHopsExceededError,
   NotFoundError,
   OrchestratorError,
+  ServerShutdownError,
   SessionBusyError,
   type SessionBusyErrorOptions,
   StoreUnavailableError,

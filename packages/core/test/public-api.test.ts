@@ -56,6 +56,7 @@ const RUNTIME_EXPORTS = [
   'AbstractOrchestrator',
   'AgentError',
   'AgentMetaSchema',
+  'AgentStoppedError',
   'AgentTimeoutError',
   'ApprovalExpiredError',
   'ApprovalPendingError',
@@ -77,6 +78,7 @@ const RUNTIME_EXPORTS = [
   'OrchestratorError',
   'ROUTE_TO_USER',
   'RequestContext',
+  'ServerShutdownError',
   'SessionBusyError',
   'StoreUnavailableError',
   'SwitchboardError',
@@ -226,7 +228,7 @@ describe('@switchboard/core public API', () => {
     const errorClasses = Object.entries(core)
       .filter(([name]) => /^[A-Z]\w*Error$/.test(name))
       .map(([, value]) => value);
-    expect(errorClasses).toHaveLength(27);
+    expect(errorClasses).toHaveLength(29);
     const notErrors = errorClasses.filter(
       (errorClass) =>
         errorClass !== core.SwitchboardError &&

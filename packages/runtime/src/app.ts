@@ -8,6 +8,7 @@ import {
   createSecretId,
   type Orchestrator,
   type OrchestratorOptions,
+  ServerShutdownError,
   ValidationError,
 } from '@switchboard/core';
 import type { Hono } from 'hono';
@@ -78,7 +79,12 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   rateLimiter?: RateLimiter;
   /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
   tracing?: Shutdownable;
-  /** How long `close()` waits for running turns before abandoning them (default 10 000 ms). */
+  /**
+   * How long `close()` waits for running turns before abandoning them
+   * (default 10 000 ms). Then their running agents are aborted with a
+   * `ServerShutdownError`, and the orchestrator gets each call's reply as an
+   * `agent_stopped` error and answers the turn.
+   */
   closeGraceMs?: number;
   /**
    * Where the app logs: one line per HTTP request, every failed turn with its
@@ -488,7 +494,7 @@ export class App {
     this.#closing ??= (async () => {
       const listening = stopListening?.();
       const { closeGraceMs = 10_000 } = this.#options;
-      const grace = setTimeout(() => this.#shutdown.abort(new Error('The server shut down')), closeGraceMs);
+      const grace = setTimeout(() => this.#shutdown.abort(new ServerShutdownError()), closeGraceMs);
       await Promise.allSettled([...this.#inFlight]);
       clearTimeout(grace);
       this.#engine?.close();

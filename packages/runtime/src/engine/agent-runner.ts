@@ -1,10 +1,12 @@
 import { type Context, context as otelContext, type Span } from '@opentelemetry/api';
 import {
   AgentError,
+  AgentStoppedError,
   AgentTimeoutError,
   type Conversation,
   createId,
   type RequestContext,
+  ServerShutdownError,
   type ToolCall,
   type ToolMessage,
   UserError,
@@ -122,6 +124,7 @@ async function collect(
 
 function toAgentError(agent: string, error: unknown): AgentError {
   if (AgentError.isInstance(error)) return error as AgentError;
+  if (ServerShutdownError.isInstance(error)) return new AgentStoppedError({ agent, cause: error });
   return new AgentError({ agent, cause: error });
 }
 
@@ -137,6 +140,8 @@ function describeFailure(agent: string, failure: AgentError): string {
       ? `Agent '${agent}' did not reply within ${timeoutMs} ms of the first reply of its fan-out (${code})`
       : `Agent '${agent}' timed out after ${timeoutMs} ms (${code})`;
   }
+  if (AgentStoppedError.isInstance(failure))
+    return `Agent '${agent}' was stopped: the server shut down (${failure.code})`;
   const description = `Agent '${agent}' failed (${failure.code})`;
   return UserError.isInstance(failure.cause)
     ? `${description}: ${(failure.cause as Error).message}`

@@ -1,9 +1,10 @@
+import { ServerShutdownError } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
+import { defineAgent } from '../../src/agents/agent.js';
 import {
   buildApp,
   createApp,
   echoAgent,
-  hangingAgent,
   postJson,
   type RunTiming,
   sleep,
@@ -88,16 +89,30 @@ describe('graceful close', () => {
     await app.close();
   });
 
-  it('abandons a turn that outlives closeGraceMs, so close still resolves promptly', async () => {
-    const { app } = createApp({ agents: [hangingAgent('stuck', 60_000)], closeGraceMs: 100 });
+  it('abandons a turn that outlives closeGraceMs: its agent is stopped with the reason, and close resolves', async () => {
+    let signal: AbortSignal | undefined;
+    const stuck = defineAgent({
+      name: 'stuck',
+      description: 'Never answers',
+      timeoutMs: 60_000,
+      run: (_message, context) => {
+        signal = context.signal;
+        return new Promise<string>(() => {});
+      },
+    });
+    const { app } = createApp({ agents: [stuck], closeGraceMs: 100 });
     const inFlight = app.chat({ message: 'stuck: forever' });
     await sleep(20);
 
-    const startedAt = performance.now();
+    // Without the abandonment close would wait out the agent's 60 s deadline (and this test its timeout).
     await app.close();
-    expect(performance.now() - startedAt).toBeLessThan(1500);
-    // The abandoned turn still ended with an answer rather than hanging forever.
+    // The agent could tell why it was stopped.
+    expect(signal?.aborted).toBe(true);
+    expect(ServerShutdownError.isInstance(signal?.reason)).toBe(true);
+    // The abandoned turn still ended with an answer rather than hanging forever, and the orchestrator was told why.
     const result = await inFlight;
-    expect(result.reply).toBe("Sorry, the stuck agent failed: Agent 'stuck' failed (agent_error)");
+    expect(result.reply).toBe(
+      "Sorry, the stuck agent failed: Agent 'stuck' was stopped: the server shut down (agent_stopped)",
+    );
   });
 });
