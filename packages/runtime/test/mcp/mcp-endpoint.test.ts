@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { defineAgent } from '../../src/agents/agent.js';
 import { App, type ServerHandle } from '../../src/index.js';
 import { apiKeys } from '../../src/server/auth.js';
 import { echoAgent } from '../support/app-fixtures.js';
@@ -85,6 +86,50 @@ describe('the MCP endpoint', () => {
     const client = await connect(`${server.url}/mcp`, { authorization: 'Bearer mcp-test-key-0001' });
     const result = await client.callTool({ name: 'chat', arguments: { message: 'hi' } });
     expect(result.structuredContent).toMatchObject({ reply: 'echo: hi', status: 'completed' });
+  });
+
+  it("counts against the key's rate limit like every route: past it, 429 with Retry-After, and no turn runs", async () => {
+    let runs = 0;
+    const counted = defineAgent({
+      name: 'assistant',
+      description: 'Counts its calls',
+      run: (message) => {
+        runs++;
+        return `echo: ${message}`;
+      },
+    });
+    const server = await serve({
+      agents: [counted],
+      auth: apiKeys({ keys: { 'mcp-test-key-0002': { tenantId: 'acme' } } }),
+      rateLimit: { requestsPerMinute: 3 },
+    });
+    const post = () =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: 'Bearer mcp-test-key-0002',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'chat', arguments: { message: 'count me', sessionId: 'ses_rate' } },
+        }),
+      });
+    const statuses: number[] = [];
+    let refused: Response | undefined;
+    for (let index = 0; index < 5; index++) {
+      const response = await post();
+      statuses.push(response.status);
+      if (response.status === 429) refused ??= response;
+      await response.text();
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Only the three calls within the limit ran a turn.
+    expect(runs).toBe(3);
   });
 
   it('refuses requests from another site’s page, and bodies over the limit', async () => {
