@@ -50,7 +50,11 @@ export type AgentReply = string | AgentReplyWithMetadata | AsyncIterable<string>
 
 /** An agent the runtime can host: its metadata plus `run`. */
 export interface Agent extends Omit<AgentMeta, 'requiresApproval'> {
-  /** Overrides the app's per-agent timeout for this agent. */
+  /**
+   * Overrides the app's per-agent timeout for this agent. A call is aborted
+   * once it has run this long: never earlier, and late by at most a
+   * hundredth of the timeout or 10 ms (calls share timers).
+   */
   timeoutMs?: number;
   /**
    * Calls to this agent wait for a person's approval: always (`true`), or

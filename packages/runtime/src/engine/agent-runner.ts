@@ -17,6 +17,7 @@ import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
+import { type Deadline, endDeadline, startDeadline } from './deadlines.js';
 import type { TurnEvent } from './events.js';
 import type { FanIn } from './fan-in.js';
 import type { GuardOutcome } from './guards.js';
@@ -334,9 +335,8 @@ class RunningCall {
     }
 
     // The timeout counts from the start of the attempt, including any synchronous work run() did.
-    const timer = setTimeout(
-      () => abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
-      Math.max(0, timeoutMs - (performance.now() - startedAt)),
+    const timer = startDeadline(timeoutMs - (performance.now() - startedAt), () =>
+      abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
     );
     const { fanIn } = this.options;
     const unfollow =
@@ -421,7 +421,7 @@ function finishChecked(
 
 async function finishWhenSettled(
   settled: Promise<AgentReplyWithMetadata>,
-  timer: ReturnType<typeof setTimeout>,
+  timer: Deadline,
   running: RunningCall,
   unfollow: (() => void) | undefined,
   checkReply: AgentCallContext['checkReply'],
@@ -432,7 +432,7 @@ async function finishWhenSettled(
   } catch (error) {
     return running.fail(error);
   } finally {
-    clearTimeout(timer);
+    endDeadline(timer);
     unfollow?.();
   }
   return checkReply ? finishChecked(running, outcome, checkReply) : running.finish(outcome);
