@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { isDefaultExportSpan, LangfuseSpanProcessor, type LangfuseSpanProcessorParams } from '@langfuse/otel';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ConfigurationError } from '@switchboard/core';
+import { requireAsDependencyOf } from './dependency-of.js';
 import { type OtlpExporterClass, switchboardProtobufExporterClass } from './otlp-protobuf.js';
 
 export type { OtlpExporterClass } from './otlp-protobuf.js';
@@ -177,7 +178,7 @@ function protobufExporter(params: LangfuseSpanProcessorParams): SpanExporter {
 /** `@langfuse/core`'s SDK version, the one `@langfuse/otel` sends; undefined if it cannot be read. */
 function langfuseSdkVersion(): string | undefined {
   try {
-    const fromLangfuse = createRequire(createRequire(import.meta.url).resolve('@langfuse/otel'));
+    const fromLangfuse = requireAsDependencyOf('@langfuse/otel');
     const version = (fromLangfuse('@langfuse/core') as { LANGFUSE_SDK_VERSION?: unknown })
       .LANGFUSE_SDK_VERSION;
     return typeof version === 'string' ? version : undefined;

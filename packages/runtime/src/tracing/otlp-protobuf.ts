@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type { Attributes, AttributeValue, HrTime, Link } from '@opentelemetry/api';
 import type { ReadableSpan, SpanExporter, TimedEvent } from '@opentelemetry/sdk-trace-base';
+import { requireAsDependencyOf } from './dependency-of.js';
 
 // OTLP/protobuf (opentelemetry/proto/collector/trace/v1/trace_service.proto) written back to front: a
 // message's content is written first, so its length is known when its length prefix is written, in one
@@ -458,9 +458,7 @@ let exporterClass: OtlpExporterClass | undefined | null = null;
 
 function loadExporterClass(): OtlpExporterClass | undefined {
   try {
-    const fromHttpExporter = createRequire(
-      createRequire(import.meta.url).resolve('@opentelemetry/exporter-trace-otlp-http'),
-    );
+    const fromHttpExporter = requireAsDependencyOf('@opentelemetry/exporter-trace-otlp-http');
     const { OTLPExporterBase } = fromHttpExporter('@opentelemetry/otlp-exporter-base') as ExporterBaseModule;
     const http = fromHttpExporter('@opentelemetry/otlp-exporter-base/node-http') as NodeHttpModule;
     const transformer = fromHttpExporter('@opentelemetry/otlp-transformer') as TransformerModule;

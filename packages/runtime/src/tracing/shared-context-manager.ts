@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import { type Context, type ContextManager, ROOT_CONTEXT } from '@opentelemetry/api';
 import { traceContextSlot } from '@switchboard/core';
+import { requireAsDependencyOf } from './dependency-of.js';
 
 type AlsContextManagerClass = new () => ContextManager & {
   attach?(context: Context): { dispose(): void };
@@ -22,9 +22,7 @@ type AlsContextManagerClass = new () => ContextManager & {
 export function sharedContextManager(): ContextManager | undefined {
   let Base: AlsContextManagerClass;
   try {
-    const fromNodeSdk = createRequire(
-      createRequire(import.meta.url).resolve('@opentelemetry/sdk-trace-node'),
-    );
+    const fromNodeSdk = requireAsDependencyOf('@opentelemetry/sdk-trace-node');
     Base = (
       fromNodeSdk('@opentelemetry/context-async-hooks') as {
         AsyncLocalStorageContextManager: AlsContextManagerClass;
