@@ -578,21 +578,28 @@ export class TurnEngine {
       }
       for (const approval of pending) withdraw(approval, 'superseded by a new message');
     }
-    const closes =
-      record.status === 'running' && (policy === 'interrupt' || this.#options.recovery === 'fail');
+    // A running turn is closed (interrupted, or failed with `recovery: 'fail'`) or resumed; a paused one resumes.
+    const closing =
+      record.status !== 'running'
+        ? undefined
+        : policy === 'interrupt'
+          ? 'interrupted'
+          : this.#options.recovery === 'fail'
+            ? 'failed'
+            : undefined;
     const turn = yield* this.#load(
       record,
       lease,
       requestContext,
       control,
-      closes ? undefined : notEndingTheDialog(emit),
+      closing ? undefined : notEndingTheDialog(emit),
     );
     const previous = control.turnId;
     control.turnId = record.turnId;
     try {
-      if (record.status === 'running' && policy === 'interrupt') {
+      if (closing === 'interrupted') {
         yield* this.#close(turn, 'interrupted', interruption(record.turnId, 'superseded by a new message'));
-      } else if (record.status === 'running' && this.#options.recovery === 'fail') {
+      } else if (closing === 'failed') {
         yield* this.#close(turn, 'failed', new TurnAbandonedError({ turnId: record.turnId }));
       } else {
         const resumed = record.status === 'running' ? 'recovery' : 'approval';

@@ -255,10 +255,10 @@ function writeKeyValues(writer: ReverseWriter, values: Record<string, unknown>, 
   const keys = Object.keys(values);
   for (let index = keys.length - 1; index >= 0; index--) {
     const key = keys[index] as string;
+    // The KeyValue and its value end at the same byte (written back to front).
     const entryEnd = writer.written;
-    const valueEnd = writer.written;
     writeAnyValue(writer, values[key] as AttributeValue);
-    writer.close(tag(2, 2), valueEnd);
+    writer.close(tag(2, 2), entryEnd);
     writer.encoded(keyField(key));
     writer.close(fieldTag, entryEnd);
   }
