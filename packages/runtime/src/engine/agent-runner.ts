@@ -335,8 +335,10 @@ class RunningCall {
     }
 
     // The timeout counts from the start of the attempt, including any synchronous work run() did.
-    const timer = startDeadline(timeoutMs - (performance.now() - startedAt), () =>
-      abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
+    const timer = startDeadline(
+      timeoutMs,
+      () => abort.abort(new AgentTimeoutError({ agent: agent.name, timeoutMs })),
+      startedAt,
     );
     const { fanIn } = this.options;
     const unfollow =

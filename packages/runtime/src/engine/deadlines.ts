@@ -62,20 +62,20 @@ function expire(bucket: Bucket): void {
 }
 
 /**
- * Calls `fire` once `delayMs` have passed, unless {@link endDeadline} is
- * called first; never early, and late by at most a hundredth of the delay or
+ * Calls `fire` once `delayMs` have passed since `from` (a `performance.now()`
+ * reading; default now), unless {@link endDeadline} is called first; never
+ * early, and late by at most a hundredth of the delay or
  * {@link DEADLINE_RESOLUTION_MS}, whichever is more.
  */
-export function startDeadline(delayMs: number, fire: () => void): Deadline {
-  const now = performance.now();
+export function startDeadline(delayMs: number, fire: () => void, from = performance.now()): Deadline {
   const delay = Math.max(0, delayMs);
   const step = Math.max(DEADLINE_RESOLUTION_MS, Math.floor(delay / 100));
-  const due = Math.ceil((now + delay) / step) * step;
+  const due = Math.ceil((from + delay) / step) * step;
   let bucket = buckets.get(due);
   if (!bucket) {
     bucket = { due, entries: new Set(), timer: undefined };
     buckets.set(due, bucket);
-    arm(bucket, now);
+    arm(bucket, performance.now());
   } else if (bucket.entries.size === 0) bucket.timer?.ref();
   const deadline: Deadline = { fire, bucket };
   bucket.entries.add(deadline);

@@ -25,6 +25,14 @@ describe('shared deadlines', () => {
     expect(elapsed[2]).toBeGreaterThanOrEqual(40);
   });
 
+  it('count from the given start (an agent call that already ran a while), never from before it', async () => {
+    const from = performance.now() - 30;
+    const sinceFrom = await new Promise<number>((resolve) =>
+      startDeadline(40, () => resolve(performance.now() - from), from),
+    );
+    expect(sinceFrom).toBeGreaterThanOrEqual(40);
+  });
+
   it('fire in the order they are due', async () => {
     const order: number[] = [];
     await new Promise<void>((resolve) => {
