@@ -208,6 +208,28 @@ describe('a turn recovered after its replica stopped', () => {
     ]);
   });
 
+  it("gives app.chat the recovered turn's events first when asked (streamEarlierTurn), as the README says", async () => {
+    const { app } = await crashed();
+    const events: TurnEvent[] = [];
+    const result = await app.chat({
+      sessionId: 'crashed',
+      message: 'and tomorrow?',
+      streamEarlierTurn: true,
+      onEvent: (event) => events.push(event),
+    });
+    expect(result.status).toBe('completed');
+    const starts = events.filter((event) => event.type === 'turn-start');
+    expect(starts.map((event) => [event.turnId, event.type === 'turn-start' && event.resumed])).toEqual([
+      ['turn_crashed', 'recovery'],
+      [result.turnId, undefined],
+    ]);
+    const ends = events.filter((event) => event.type === 'turn-end');
+    expect(ends.map((event) => [event.turnId, event.endOfDialog])).toEqual([
+      ['turn_crashed', false],
+      [result.turnId, true],
+    ]);
+  });
+
   it("keeps the recovered turn's events out of streams that make one reply: app.chat's onEvent and the OpenAI-compatible API", async () => {
     const { app } = await crashed();
     const events: TurnEvent[] = [];
