@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { context, createContextKey, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { type Context, context, createContextKey, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { RequestContext, traceContextSlot } from '@switchboard/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
@@ -99,6 +99,25 @@ describe('one async context for the request and the trace', () => {
     const heard = new Promise((resolve) => emitter.on('ping', () => resolve(context.active().getValue(key))));
     setTimeout(() => emitter.emit('ping'), 1);
     expect(await heard).toBe('emitter');
+  });
+
+  it('attaches a context for the rest of the current execution and restores the previous one on dispose', async () => {
+    const manager = (
+      context as unknown as {
+        _getContextManager(): { attach(ctx: Context): { dispose(): void } };
+      }
+    )._getContextManager();
+    const outer = request('attached');
+    await RequestContext.run(outer, async () => {
+      const token = manager.attach(ROOT_CONTEXT.setValue(key, 'attached'));
+      await tick();
+      expect(context.active().getValue(key)).toBe('attached');
+      expect(RequestContext.current()).toBe(outer);
+      token.dispose();
+      token.dispose();
+      expect(context.active().getValue(key)).toBeUndefined();
+      expect(RequestContext.current()).toBe(outer);
+    });
   });
 
   it('exports spans nested across awaits under a request', async () => {
