@@ -1,9 +1,6 @@
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -17,6 +14,7 @@ import {
 } from '../../src/testing/scripted-model-server.js';
 import type { RecordedRequest, ScriptEntry } from '../../src/testing/scripted-script.js';
 import { useSpanRecording } from '../support/span-recording.js';
+import { startHttpToolServer } from './fixtures/tool-server.js';
 import { modelClient, ToAssistant, toolResultsSeen } from './mcp-support.js';
 
 /**
@@ -74,27 +72,8 @@ async function startWarehouseServer({ hangs = 0 }: { hangs?: number } = {}): Pro
     });
     return server;
   };
-  const http: HttpServer = createServer(async (request, response) => {
-    const server = warehouse();
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    response.on('close', () => void server.close());
-    await server.connect(transport);
-    await transport.handleRequest(request, response);
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  const started: WarehouseServer = {
-    url: `http://127.0.0.1:${port}/mcp`,
-    calls,
-    close: () =>
-      new Promise((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  const served = await startHttpToolServer(0, warehouse);
+  const started: WarehouseServer = { url: served.url, calls, close: served.close };
   cleanups.push(() => started.close());
   return started;
 }
