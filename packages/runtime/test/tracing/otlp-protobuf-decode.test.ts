@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import {
   context,
@@ -19,15 +18,14 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeOtlpTraceRequest } from '../../src/testing/otlp-protobuf-decode.js';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
+import { requireAsDependencyOf } from '../../src/tracing/dependency-of.js';
 
 interface Serializer {
   serializeRequest(spans: ReadableSpan[]): Uint8Array | undefined;
 }
 
 // OpenTelemetry's own serialisers, from the transformer the OTLP/HTTP exporter depends on.
-const fromHttpExporter = createRequire(
-  createRequire(import.meta.url).resolve('@opentelemetry/exporter-trace-otlp-http'),
-);
+const fromHttpExporter = requireAsDependencyOf('@opentelemetry/exporter-trace-otlp-http');
 const { JsonTraceSerializer, ProtobufTraceSerializer } = fromHttpExporter(
   '@opentelemetry/otlp-transformer',
 ) as {

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import {
   type Attributes,
   ROOT_CONTEXT,
@@ -16,6 +15,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
+import { requireAsDependencyOf } from '../../src/tracing/dependency-of.js';
 import { protobufExporterClass } from '../../src/tracing/langfuse-processor.js';
 import {
   serializeSpansAsProtobuf,
@@ -23,9 +23,7 @@ import {
 } from '../../src/tracing/otlp-protobuf.js';
 
 // OpenTelemetry's own serialiser, from the transformer the OTLP/HTTP exporter depends on.
-const fromHttpExporter = createRequire(
-  createRequire(import.meta.url).resolve('@opentelemetry/exporter-trace-otlp-http'),
-);
+const fromHttpExporter = requireAsDependencyOf('@opentelemetry/exporter-trace-otlp-http');
 const { ProtobufTraceSerializer } = fromHttpExporter('@opentelemetry/otlp-transformer') as {
   ProtobufTraceSerializer: { serializeRequest(spans: ReadableSpan[]): Uint8Array };
 };
