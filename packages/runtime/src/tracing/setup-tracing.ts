@@ -1,6 +1,12 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ConfigurationError } from '@switchboard/core';
 import { hasGlobalTracerProvider, registerGlobally } from './global-provider.js';
@@ -51,6 +57,16 @@ export interface SetupTracingOptions {
    * starting with `langfuse`, as Langfuse requires.
    */
   environment?: string;
+  /**
+   * The share of turns to trace, from 0 to 1 (default `LANGFUSE_SAMPLE_RATE`,
+   * Langfuse's own variable for it, else 1: every turn). Each turn is kept or
+   * dropped whole, by its trace id: a kept turn has all its spans (decisions,
+   * agent calls, model calls, `observe` spans), a dropped one none, and costs
+   * next to nothing to trace. A turn resumed after an approval or a crash is a
+   * trace of its own and is sampled on its own. Unset, OpenTelemetry's own
+   * `OTEL_TRACES_SAMPLER` variables (read from `process.env`) apply.
+   */
+  sampleRate?: number;
   /** Where the variables are read (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Receives a warning when tracing is configured but cannot be enabled (default `console.warn`). */
@@ -114,6 +130,26 @@ function otlpProcessor(
   const config: { url: string; headers?: Record<string, string> } = { url };
   if (options.headers) config.headers = options.headers;
   return new BatchSpanProcessor(new Exporter(config));
+}
+
+/**
+ * The sampler for `sampleRate` (else `LANGFUSE_SAMPLE_RATE`): a turn's root
+ * span is kept with that probability by its trace id, and every span below it
+ * follows its parent. Undefined when neither is set.
+ * @throws ConfigurationError for a rate that is not a number from 0 to 1.
+ */
+function samplerFor(
+  sampleRate: number | undefined,
+  env: Record<string, string | undefined>,
+): Sampler | undefined {
+  const fromEnv = env.LANGFUSE_SAMPLE_RATE || undefined;
+  const rate = sampleRate ?? (fromEnv === undefined ? undefined : Number(fromEnv));
+  if (rate === undefined) return undefined;
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1)
+    throw new ConfigurationError({
+      message: `Tracing sample rate '${sampleRate ?? fromEnv}' is not valid: use a number from 0 to 1 (LANGFUSE_SAMPLE_RATE or sampleRate)`,
+    });
+  return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(rate) });
 }
 
 /** Langfuse's rule for environment names. */
@@ -181,6 +217,7 @@ export function setupTracing(options: SetupTracingOptions = {}): TracingHandle {
   const release = options.release ?? (env.LANGFUSE_RELEASE || undefined);
   const environment = options.environment ?? (env.LANGFUSE_TRACING_ENVIRONMENT || undefined);
   const deployment = deploymentAttributes(release, environment);
+  const sampler = samplerFor(options.sampleRate, env);
   const langfuse =
     options.langfuse === false
       ? undefined
@@ -211,6 +248,7 @@ export function setupTracing(options: SetupTracingOptions = {}): TracingHandle {
   const provider = new NodeTracerProvider({
     resource: defaultResource().merge(resourceFromAttributes({ 'service.name': serviceName, ...deployment })),
     spanProcessors: processors,
+    ...(sampler ? { sampler } : {}),
   });
   const unregister = registerGlobally(provider);
   let stopping: Promise<void> | undefined;
