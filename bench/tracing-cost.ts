@@ -4,8 +4,10 @@
 // is not this process's work). Blocks of turns alternate between the two apps so that machine noise hits both.
 //   BENCH_TRACE_TURNS (default 30000)  turns a side
 //   BENCH_TRACE_PROTOCOL (default http/protobuf)  how spans travel to the receiver: http/protobuf, http/json, or
-//     dropped (handed to an exporter that drops them: the spans' own cost, without the export)
-//   BENCH_TRACE_ONLY=1  runs only the traced side (to profile it alone)
+//     dropped (handed to an exporter that drops them: the spans' own cost, without the export), or spans-only
+//     (no Langfuse processor: the provider's only processor ignores every span; what recording the spans costs)
+//   BENCH_TRACE_SAMPLE_RATE  setupTracing's sampleRate (default: every turn traced)
+//   BENCH_TRACE_ONLY=1 (or traced, or untraced)  runs only the traced (or the untraced) side, to profile it alone
 //   BENCH_OTLP_SINK_SCRIPT  the compiled receiver (bench/run.ts passes it: compiled, this file cannot compile it)
 // bench/run.ts runs it compiled, once per protocol, each in a process of its own; run alone
 // (`tsx bench/tracing-cost.ts`, or `node --cpu-prof` on its compiled form) it prints JSON.
@@ -51,11 +53,11 @@ async function startSink(): Promise<{ url: string; requestCount(): Promise<numbe
 }
 
 /** How spans leave the process: OTLP as JSON or protobuf, or to an exporter that drops them. */
-export type TracingProtocol = 'http/json' | 'http/protobuf' | 'dropped';
+export type TracingProtocol = 'http/json' | 'http/protobuf' | 'dropped' | 'spans-only';
 
 function protocolFromEnv(): TracingProtocol {
   const asked = process.env.BENCH_TRACE_PROTOCOL;
-  return asked === 'http/json' || asked === 'dropped' ? asked : 'http/protobuf';
+  return asked === 'http/json' || asked === 'dropped' || asked === 'spans-only' ? asked : 'http/protobuf';
 }
 
 /** An exporter that drops every batch: what tracing costs before the export itself. */
@@ -76,16 +78,28 @@ export async function measureTracingCost(
   protocol: TracingProtocol = protocolFromEnv(),
 ): Promise<TracingCost> {
   const receiver = await startSink();
+  const ignoreEverything = {
+    onStart() {},
+    onEnd() {},
+    shutdown: async () => {},
+    forceFlush: async () => {},
+  };
+  const sampleRate = process.env.BENCH_TRACE_SAMPLE_RATE;
   const tracing = setupTracing({
     env: {},
-    langfuse: {
-      publicKey: 'pk-bench',
-      secretKey: 'sk-bench',
-      baseUrl: receiver.url,
-      flushAt: 512,
-      flushInterval: 1,
-      ...(protocol === 'dropped' ? { exporter: dropEverything as never } : { protocol }),
-    },
+    ...(sampleRate ? { sampleRate: Number(sampleRate) } : {}),
+    ...(protocol === 'spans-only' ? { spanProcessors: [ignoreEverything] } : {}),
+    langfuse:
+      protocol === 'spans-only'
+        ? false
+        : {
+            publicKey: 'pk-bench',
+            secretKey: 'sk-bench',
+            baseUrl: receiver.url,
+            flushAt: 512,
+            flushInterval: 1,
+            ...(protocol === 'dropped' ? { exporter: dropEverything as never } : { protocol }),
+          },
   });
   const provider = tracing.provider;
   if (!provider) throw new Error('tracing could not be enabled');
@@ -105,6 +119,8 @@ export async function measureTracingCost(
   const traced = app({ tracing });
   const untraced = app();
   const block = 5_000;
+  const only = process.env.BENCH_TRACE_ONLY;
+  const onlySide = only === '1' ? 'traced' : only === 'traced' || only === 'untraced' ? only : undefined;
   const cpu = { traced: 0, untraced: 0 };
   // Warm-up: both paths compiled before measuring.
   for (let index = 0; index < 2_000; index++) {
@@ -118,7 +134,7 @@ export async function measureTracingCost(
       ['traced', traced],
       ['untraced', untraced],
     ] as const) {
-      if (name === 'untraced' && process.env.BENCH_TRACE_ONLY === '1') continue;
+      if (onlySide !== undefined && name !== onlySide) continue;
       setTraced(name === 'traced');
       const start = process.cpuUsage();
       for (let index = done; index < done + block; index++)
