@@ -1,7 +1,7 @@
 import type { Context, Span } from '@opentelemetry/api';
 import type { TokenUsage } from '@switchboard/core';
 import { recordError, setSessionAttributes } from '../tracing/span-attributes.js';
-import { switchboardTracer } from '../tracing/spans.js';
+import { startChildSpan } from '../tracing/spans.js';
 
 export type { TokenUsage };
 
@@ -36,7 +36,7 @@ export function startGeneration({
   input,
   temperature,
 }: GenerationStart): Span {
-  const span = switchboardTracer().startSpan(name, undefined, parent);
+  const span = startChildSpan(name, parent);
   if (span.isRecording()) {
     setSessionAttributes(span);
     span.setAttributes({
@@ -101,7 +101,7 @@ export function startToolSpan(
   parent: Context,
   { name, toolCallId, input }: { name: string; toolCallId: string; input: string },
 ): Span {
-  const span = switchboardTracer().startSpan(`tool ${name}`, undefined, parent);
+  const span = startChildSpan(`tool ${name}`, parent);
   if (span.isRecording()) {
     setSessionAttributes(span);
     span.setAttributes({

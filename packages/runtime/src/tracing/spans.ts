@@ -33,6 +33,27 @@ export function switchboardTracer(): Tracer {
 
 let cachedTracer: { delegate: TracerProvider; tracer: Tracer } | undefined;
 
+/**
+ * Starts a Switchboard span under `parent`, unless `parent`'s span is one
+ * that was not sampled (a turn left out by `sampleRate`): then that very span
+ * is returned, and nothing is started. Under a parent-based sampler every
+ * span below it would be left out anyway; this skips making the ids, asking
+ * the sampler and allocating a context for each decision, agent call and
+ * model call of such a turn. A span ended or recorded by a sampler that
+ * records without sampling does not count as unsampled.
+ */
+export function startChildSpan(name: string, parent: Context): Span {
+  const parentSpan = trace.getSpan(parent);
+  if (
+    parentSpan !== undefined &&
+    !parentSpan.isRecording() &&
+    (parentSpan.spanContext().traceFlags & TraceFlags.SAMPLED) === 0 &&
+    isSpanContextValid(parentSpan.spanContext())
+  )
+    return parentSpan;
+  return switchboardTracer().startSpan(name, undefined, parent);
+}
+
 /** What the engine knows when a turn starts. */
 export interface TurnSpanInfo {
   orchestrator: string;
@@ -153,7 +174,7 @@ export interface DecisionSpanInfo {
  * `observe`d code nest under it.
  */
 export function startDecisionSpan(parent: Context, info: DecisionSpanInfo): Span {
-  const span = switchboardTracer().startSpan(`route ${info.hop}`, undefined, parent);
+  const span = startChildSpan(`route ${info.hop}`, parent);
   if (span.isRecording()) {
     setSessionAttributes(span, info.sessionId, info.userId);
     span.setAttribute(SpanAttribute.observationType, 'chain');
@@ -266,7 +287,7 @@ export interface AgentSpanInfo {
 
 /** Starts the span of one agent call (`agent <name>`, a Langfuse tool observation) under `parent`. */
 export function startAgentSpan(parent: Context, info: AgentSpanInfo): Span {
-  const span = switchboardTracer().startSpan(`agent ${info.agent}`, undefined, parent);
+  const span = startChildSpan(`agent ${info.agent}`, parent);
   if (span.isRecording()) {
     setSessionAttributes(span, info.sessionId, info.userId, { conversation: true });
     span.setAttribute(SpanAttribute.observationType, 'tool');
