@@ -18,6 +18,7 @@ import { App, type AppOptions } from '@switchboard/runtime';
 import { setupTracing } from '@switchboard/runtime/otel';
 import { churnAgents, churnMessage, churnSession } from './churn-workload.js';
 import { compileServer } from './compile.js';
+import { median } from './load.js';
 import { benchOrchestrator } from './servers/orchestrator.js';
 
 /** CPU per turn, traced and untraced, and how many export requests the receiver got. */
@@ -118,16 +119,22 @@ export async function measureTracingCost(
   };
   const traced = app({ tracing });
   const untraced = app();
-  const block = 5_000;
+  const block = 2_500;
   const only = process.env.BENCH_TRACE_ONLY;
   const onlySide = only === '1' ? 'traced' : only === 'traced' || only === 'untraced' ? only : undefined;
-  const cpu = { traced: 0, untraced: 0 };
-  // Warm-up: both paths compiled before measuring.
+  // CPU per block of each side: the median block leaves out the blocks a major GC or a noisy neighbour hit.
+  const cpu = { traced: [] as number[], untraced: [] as number[] };
+  // Warm-up: the measured paths compiled before measuring (only the measured side's, when only one is: the
+  // other would leave the shared functions compiled for both, as no process that traces or does not would).
   for (let index = 0; index < 2_000; index++) {
-    setTraced(true);
-    await traced.chat({ sessionId: churnSession('w-t', index), message: churnMessage(index) });
-    setTraced(false);
-    await untraced.chat({ sessionId: churnSession('w-u', index), message: churnMessage(index) });
+    if (onlySide !== 'untraced') {
+      setTraced(true);
+      await traced.chat({ sessionId: churnSession('w-t', index), message: churnMessage(index) });
+    }
+    if (onlySide !== 'traced') {
+      setTraced(false);
+      await untraced.chat({ sessionId: churnSession('w-u', index), message: churnMessage(index) });
+    }
   }
   for (let done = 0; done < turns; done += block) {
     for (const [name, target] of [
@@ -140,7 +147,7 @@ export async function measureTracingCost(
       for (let index = done; index < done + block; index++)
         await target.chat({ sessionId: churnSession(name, index), message: churnMessage(index) });
       const used = process.cpuUsage(start);
-      cpu[name] += used.user + used.system;
+      cpu[name].push((used.user + used.system) / block);
     }
   }
   setTraced(true);
@@ -151,7 +158,7 @@ export async function measureTracingCost(
   receiver.close();
   return {
     turns,
-    cpuMicrosPerTurn: { traced: cpu.traced / turns, untraced: cpu.untraced / turns },
+    cpuMicrosPerTurn: { traced: median(cpu.traced), untraced: median(cpu.untraced) },
     exportRequests,
   };
 }
