@@ -1,5 +1,5 @@
 import { ConfigurationError } from '@switchboard/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
 import { setupTracing, type TracingHandle } from '../../src/tracing/setup-tracing.js';
 import { createApp, echoAgent } from '../support/app-fixtures.js';
@@ -7,6 +7,7 @@ import { createApp, echoAgent } from '../support/app-fixtures.js';
 let receiver: OtlpReceiver | undefined;
 let tracing: TracingHandle | undefined;
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await tracing?.shutdown();
   await receiver?.close();
   tracing = undefined;
@@ -57,6 +58,12 @@ describe('sampling turns', () => {
   it('lets the option win over the variable', async () => {
     const { spans } = await tracedTurns(3, { sampleRate: 1, env: { LANGFUSE_SAMPLE_RATE: '0' } });
     expect(new Set(spans.map((span) => span.traceId)).size).toBe(3);
+  });
+
+  it("leaves OpenTelemetry's own OTEL_TRACES_SAMPLER in charge when no rate is set", async () => {
+    vi.stubEnv('OTEL_TRACES_SAMPLER', 'always_off');
+    const { spans } = await tracedTurns(3, {});
+    expect(spans).toEqual([]);
   });
 
   it('refuses a rate outside 0 to 1 at start-up, naming it', () => {
