@@ -2,6 +2,7 @@
 // bounded in time and count. Each server runs in its own process; the load generator runs here.
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
+//   BENCH_ROUNDS (default 3)  rounds of the HTTP variants, each variant once per round (medians reported)
 //   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn, fanout, churn, history, tracecost (default all)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
@@ -30,6 +31,7 @@ interface Variant {
 }
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const keyPrefix = `switchboard-bench:${randomBytes(4).toString('hex')}:`;
@@ -141,14 +143,36 @@ async function measureFanOut(): Promise<FanOutResult> {
   }
 }
 
-const results = new Map<string, Awaited<ReturnType<typeof measure>>>();
-for (const variant of VARIANTS.filter((v) => wanted.includes(v.name))) {
-  try {
-    results.set(variant.name, await measure(variant));
-  } catch (error) {
-    console.error(`[bench] ${variant.name} skipped: ${(error as Error).message}`);
+type Measured = Awaited<ReturnType<typeof measure>>;
+// Every variant once per round, round after round, so that a noisy stretch of the machine hits one round of
+// each rather than all of one variant; a ratio is taken within each round, and the median round reported.
+const runs = new Map<string, Measured[]>();
+for (let round = 0; round < rounds; round++) {
+  for (const variant of VARIANTS.filter((v) => wanted.includes(v.name))) {
+    try {
+      const measured = await measure(variant);
+      runs.set(variant.name, [...(runs.get(variant.name) ?? []), measured]);
+    } catch (error) {
+      console.error(`[bench] ${variant.name} skipped: ${(error as Error).message}`);
+    }
   }
 }
+/** Each field's median over the rounds. */
+const medianRun = (measured: Measured[]): Measured => {
+  const of = (field: keyof Measured) => median(measured.map((run) => Number(run[field])));
+  return {
+    ...(measured[0] as Measured),
+    requests: of('requests'),
+    requestsPerSecond: of('requestsPerSecond'),
+    p50Ms: of('p50Ms'),
+    p99Ms: of('p99Ms'),
+    errors: measured.reduce((sum, run) => sum + run.errors, 0),
+    cpuMicrosPerRequest: of('cpuMicrosPerRequest'),
+    rssMb: of('rssMb'),
+    clientMicrosPerRequest: of('clientMicrosPerRequest'),
+  };
+};
+const results = new Map([...runs].map(([name, measured]) => [name, medianRun(measured)]));
 
 const turnCosts = wanted.includes('turn') ? await measureTurnOverhead() : [];
 const fanOut = wanted.includes('fanout') ? await measureFanOut() : undefined;
@@ -165,25 +189,42 @@ sink.kill('SIGTERM');
 
 const fmt = (n: number | undefined, digits = 1) =>
   n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
-console.log(`\nPOST /v1/chat, ${concurrency} connections, ${seconds}s per variant (loopback)\n`);
+console.log(
+  `\nPOST /v1/chat, ${concurrency} connections, ${seconds}s per variant (loopback), medians of ${rounds} rounds\n`,
+);
 console.log('variant   req/s     p50 ms  p99 ms  cpu µs/req  rss MB  errors  client µs/req');
 for (const [name, r] of results) {
   console.log(
     `${name.padEnd(9)} ${fmt(r.requestsPerSecond, 0).padStart(7)}  ${fmt(r.p50Ms, 2).padStart(6)}  ${fmt(r.p99Ms, 2).padStart(6)}  ${fmt(r.cpuMicrosPerRequest, 0).padStart(10)}  ${fmt(r.rssMb, 0).padStart(6)}  ${String(r.errors).padStart(6)}  ${fmt(r.clientMicrosPerRequest, 0).padStart(13)}`,
   );
 }
+// The median of the ratios within each round, with their range.
+const roundRatios = (a: string, b: string) => {
+  const x = runs.get(a) ?? [];
+  const y = runs.get(b) ?? [];
+  const count = Math.min(x.length, y.length);
+  return Array.from(
+    { length: count },
+    (_, round) => (x[round] as Measured).requestsPerSecond / (y[round] as Measured).requestsPerSecond,
+  );
+};
 const ratio = (a: string, b: string) => {
-  const x = results.get(a);
-  const y = results.get(b);
-  return x && y ? x.requestsPerSecond / y.requestsPerSecond : undefined;
+  const each = roundRatios(a, b);
+  return each.length > 0 ? median(each) : undefined;
+};
+const spread = (a: string, b: string) => {
+  const each = roundRatios(a, b);
+  return each.length > 1 ? `, rounds ${Math.min(...each).toFixed(2)}–${Math.max(...each).toFixed(2)}` : '';
 };
 console.log('');
-console.log(`ratio memory/hono   = ${fmt(ratio('memory', 'hono'), 2)}  (target ≥ 0.60)`);
 console.log(
-  `ratio redis/memory  = ${fmt(ratio('redis', 'memory'), 2)}  (target ≥ 0.40; Redis round trips per single-hop turn: ${fmt(roundTripsPerTurn, 2)}, target ≤ 2)`,
+  `ratio memory/hono   = ${fmt(ratio('memory', 'hono'), 2)}  (target ≥ 0.60${spread('memory', 'hono')})`,
 );
 console.log(
-  `ratio traced/memory = ${fmt(ratio('traced', 'memory'), 2)}  (target ≥ 0.60; ${exportRequests} OTLP export requests received)`,
+  `ratio redis/memory  = ${fmt(ratio('redis', 'memory'), 2)}  (target ≥ 0.40${spread('redis', 'memory')}; Redis round trips per single-hop turn: ${fmt(roundTripsPerTurn, 2)}, target ≤ 2)`,
+);
+console.log(
+  `ratio traced/memory = ${fmt(ratio('traced', 'memory'), 2)}  (target ≥ 0.60${spread('traced', 'memory')}; ${exportRequests} OTLP export requests received)`,
 );
 
 if (turnCosts.length > 0) {
