@@ -97,6 +97,20 @@ describe('apps/server as a process', () => {
       );
   });
 
+  it.concurrent('says in one line, and exits 1, when LANGFUSE_SAMPLE_RATE is not a rate', async (context) => {
+    context
+      .expect(
+        await failedStart(context, {
+          LANGFUSE_PUBLIC_KEY: 'pk-lf-rate',
+          LANGFUSE_SECRET_KEY: 'sk-lf-rate',
+          LANGFUSE_SAMPLE_RATE: 'half',
+        }),
+      )
+      .toBe(
+        "switchboard: Tracing sample rate 'half' is not valid: use a number from 0 to 1 (LANGFUSE_SAMPLE_RATE or sampleRate)",
+      );
+  });
+
   it.concurrent('lists every configuration problem on one line', async (context) => {
     context
       .expect(await failedStart(context, { ORCHESTRATOR: 'magic', PORT: 'eighty' }))
