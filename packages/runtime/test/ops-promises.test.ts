@@ -1,10 +1,6 @@
-// README promises for operators, checked as a user of the App sees them: the periodic OTLP metrics push
-// configured by the standard OpenTelemetry variables, and the trace of a turn recovered after its replica died.
-import type { MessageItem } from '@switchboard/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../src/app.js';
 import type { TurnEvent } from '../src/engine/events.js';
-import type { SessionStore, TurnRecord } from '../src/stores/session-store.js';
 import { createOtlpReceiver, type OtlpReceiver } from '../src/testing/otlp-receiver.js';
 import {
   createApp,
@@ -14,7 +10,7 @@ import {
   postJson,
   slowAgent,
 } from './support/app-fixtures.js';
-import { leaveCrashedTurn } from './support/crashed-turn.js';
+import { leaveCrashedFanOut } from './support/crashed-turn.js';
 import { useSpanRecording } from './support/span-recording.js';
 
 let apps: App[] = [];
@@ -127,35 +123,6 @@ describe('metrics pushed over OTLP on the interval the environment sets, while t
   });
 });
 
-/**
- * A turn its replica left running: its first traced part, the fan-out it decided, and one of the two replies.
- */
-async function leaveTracedCrashedTurn(store: SessionStore, sessionId: string, traces: TurnRecord['traces']) {
-  const now = new Date().toISOString();
-  const reply: MessageItem = {
-    id: 'msg_maps',
-    role: 'tool',
-    name: 'maps',
-    toolCallId: 'call_maps',
-    content: 'maps done: plan a hike',
-    status: 'ok',
-    createdAt: now,
-  };
-  const steps: TurnRecord['steps'] = [
-    {
-      hop: 0,
-      kind: 'fan-out',
-      calls: [
-        { toolCallId: 'call_maps', agent: 'maps', message: 'plan a hike' },
-        { toolCallId: 'call_weather', agent: 'weather', message: 'plan a hike' },
-      ],
-      decidedAt: now,
-      durationMs: 0,
-    },
-  ];
-  await leaveCrashedTurn(store, sessionId, { steps, replies: [reply], traces });
-}
-
 describe('a turn recovered after its replica stopped', () => {
   const recording = useSpanRecording();
 
@@ -170,7 +137,7 @@ describe('a turn recovered after its replica stopped', () => {
     apps.push(app);
     // The part the dead replica traced before it stopped (its trace and root span ids).
     const firstPart = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
-    await leaveTracedCrashedTurn(app.sessions, 'crashed', [firstPart]);
+    await leaveCrashedFanOut(app.sessions, 'crashed', { traces: [firstPart] });
     return { app, firstPart };
   }
 

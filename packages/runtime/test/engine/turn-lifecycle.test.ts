@@ -12,7 +12,7 @@ import type { App } from '../../src/app.js';
 import type { TurnEvent } from '../../src/engine/events.js';
 import { historyProblems } from '../../src/testing/history-check.js';
 import { createApp, describeResults, echoAgent, fanOut, slowAgent } from '../support/app-fixtures.js';
-import { leaveCrashedTurn } from '../support/crashed-turn.js';
+import { leaveCrashedFanOut, leaveCrashedTurn } from '../support/crashed-turn.js';
 
 let app: App | undefined;
 afterEach(async () => {
@@ -70,32 +70,7 @@ describe('the turn life cycle', () => {
       leaseTtlMs: 200,
     });
     app = created.app;
-    const now = new Date().toISOString();
-    await leaveCrashedTurn(app.sessions, 'crashed', {
-      steps: [
-        {
-          hop: 0,
-          kind: 'fan-out',
-          calls: [
-            { toolCallId: 'call_maps', agent: 'maps', message: 'plan a hike' },
-            { toolCallId: 'call_weather', agent: 'weather', message: 'plan a hike' },
-          ],
-          decidedAt: now,
-          durationMs: 0,
-        },
-      ],
-      replies: [
-        {
-          id: 'msg_maps',
-          role: 'tool',
-          name: 'maps',
-          toolCallId: 'call_maps',
-          content: 'maps done: plan a hike',
-          status: 'ok',
-          createdAt: now,
-        },
-      ],
-    });
+    await leaveCrashedFanOut(app.sessions, 'crashed');
 
     const next = await app.chat({ message: 'weather: and tomorrow?', sessionId: 'crashed' });
     expect(next.status).toBe('completed');

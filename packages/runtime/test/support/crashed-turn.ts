@@ -34,3 +34,38 @@ export async function leaveCrashedTurn(
   await store.openTurn(sessionId, user, { turn, limit: 10, lease });
   await store.append(sessionId, replies, { turn: { ...turn, steps }, lease });
 }
+
+/**
+ * {@link leaveCrashedTurn} for a fan-out: the turn decided to call `maps` and
+ * `weather` with "plan a hike", and only `maps` replied (`maps done: plan a
+ * hike`) before its replica died.
+ */
+export async function leaveCrashedFanOut(
+  store: SessionStore,
+  sessionId: string,
+  { traces }: { traces?: TurnRecord['traces'] } = {},
+): Promise<void> {
+  const now = new Date().toISOString();
+  const reply: MessageItem = {
+    id: 'msg_maps',
+    role: 'tool',
+    name: 'maps',
+    toolCallId: 'call_maps',
+    content: 'maps done: plan a hike',
+    status: 'ok',
+    createdAt: now,
+  };
+  const steps: TurnRecord['steps'] = [
+    {
+      hop: 0,
+      kind: 'fan-out',
+      calls: [
+        { toolCallId: 'call_maps', agent: 'maps', message: 'plan a hike' },
+        { toolCallId: 'call_weather', agent: 'weather', message: 'plan a hike' },
+      ],
+      decidedAt: now,
+      durationMs: 0,
+    },
+  ];
+  await leaveCrashedTurn(store, sessionId, { steps, replies: [reply], traces });
+}
