@@ -62,7 +62,8 @@ export interface SetupTracingOptions {
    * Langfuse's own variable for it, else 1: every turn). Each turn is kept or
    * dropped whole, by its trace id: a kept turn has all its spans (decisions,
    * agent calls, model calls, `observe` spans), a dropped one none, and costs
-   * next to nothing to trace. A turn resumed after an approval or a crash is a
+   * a small fraction of what a kept one does to trace (its root span's
+   * sampling decision). A turn resumed after an approval or a crash is a
    * trace of its own and is sampled on its own. Unset, OpenTelemetry's own
    * `OTEL_TRACES_SAMPLER` variables (read from `process.env`) apply.
    */
@@ -142,7 +143,8 @@ function samplerFor(
   sampleRate: number | undefined,
   env: Record<string, string | undefined>,
 ): Sampler | undefined {
-  const fromEnv = env.LANGFUSE_SAMPLE_RATE || undefined;
+  // Unset, empty or blank: no rate (a blank value read as 0 would silently trace nothing).
+  const fromEnv = env.LANGFUSE_SAMPLE_RATE?.trim() || undefined;
   const rate = sampleRate ?? (fromEnv === undefined ? undefined : Number(fromEnv));
   if (rate === undefined) return undefined;
   if (!Number.isFinite(rate) || rate < 0 || rate > 1)

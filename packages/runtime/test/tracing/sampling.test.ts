@@ -28,8 +28,10 @@ async function tracedTurns(turns: number, options: { sampleRate?: number; env?: 
     traceIds.push(turn.traceId);
   }
   await tracing.forceFlush();
+  const sessions = Array.from({ length: Math.min(turns, 7) }, (_, index) => `ses-sample-${index}`);
+  const records = (await Promise.all(sessions.map((id) => app.sessions.listTurns(id)))).flat();
   await app.close();
-  return { traceIds, spans: receiver.spans() };
+  return { traceIds, records, spans: receiver.spans() };
 }
 
 describe('sampling turns', () => {
@@ -50,9 +52,14 @@ describe('sampling turns', () => {
   });
 
   it("reads Langfuse's LANGFUSE_SAMPLE_RATE: at 0 no turn is exported, and every turn still answers", async () => {
-    const { traceIds, spans } = await tracedTurns(10, { env: { LANGFUSE_SAMPLE_RATE: '0' } });
+    const { traceIds, records, spans } = await tracedTurns(10, { env: { LANGFUSE_SAMPLE_RATE: '0' } });
     expect(spans).toEqual([]);
     expect(traceIds.every((id) => id === undefined)).toBe(true);
+    // Nor does the stored record of a turn name a trace that was never exported.
+    expect(records).toHaveLength(10);
+    expect(records.filter((record) => record.traceId !== undefined || record.traces !== undefined)).toEqual(
+      [],
+    );
   });
 
   it('lets the option win over the variable', async () => {
@@ -64,6 +71,11 @@ describe('sampling turns', () => {
     vi.stubEnv('OTEL_TRACES_SAMPLER', 'always_off');
     const { spans } = await tracedTurns(3, {});
     expect(spans).toEqual([]);
+  });
+
+  it('reads a blank LANGFUSE_SAMPLE_RATE as unset, not as 0', async () => {
+    const { spans } = await tracedTurns(2, { env: { LANGFUSE_SAMPLE_RATE: ' ' } });
+    expect(new Set(spans.map((span) => span.traceId)).size).toBe(2);
   });
 
   it('refuses a rate outside 0 to 1 at start-up, naming it', () => {
