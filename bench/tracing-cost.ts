@@ -1,15 +1,16 @@
 // In-process CPU of a traced turn against an untraced one, on the churn workload (a new session every 3 turns,
 // async agents, keyword routing), with the real export path: setupTracing() and its Langfuse processor
 // posting OTLP to a loopback receiver in another process (which only counts requests: Langfuse's ingestion
-// is not this process's work). Blocks of turns alternate between the two apps so that machine noise hits both.
+// is not this process's work). Without BENCH_TRACE_ONLY, blocks of turns alternate between the two apps in one
+// process; each side's figure is its median block.
 //   BENCH_TRACE_TURNS (default 30000)  turns a side
 //   BENCH_TRACE_PROTOCOL (default http/protobuf)  how spans travel to the receiver: http/protobuf, http/json, or
 //     dropped (handed to an exporter that drops them: the spans' own cost, without the export), or spans-only
 //     (no Langfuse processor: the provider's only processor ignores every span; what recording the spans costs)
 //   BENCH_TRACE_SAMPLE_RATE  setupTracing's sampleRate (default: every turn traced)
-//   BENCH_TRACE_ONLY=1 (or traced, or untraced)  runs only the traced (or the untraced) side, to profile it alone
+//   BENCH_TRACE_ONLY=traced (or untraced)  runs only that side (bench/run.ts runs each side in a process of its own)
 //   BENCH_OTLP_SINK_SCRIPT  the compiled receiver (bench/run.ts passes it: compiled, this file cannot compile it)
-// bench/run.ts runs it compiled, once per protocol, each in a process of its own; run alone
+// bench/run.ts runs it compiled, one side per process, five rounds of every configuration; run alone
 // (`tsx bench/tracing-cost.ts`, or `node --cpu-prof` on its compiled form) it prints JSON.
 
 import { fork } from 'node:child_process';
@@ -121,7 +122,7 @@ export async function measureTracingCost(
   const untraced = app();
   const block = 2_500;
   const only = process.env.BENCH_TRACE_ONLY;
-  const onlySide = only === '1' ? 'traced' : only === 'traced' || only === 'untraced' ? only : undefined;
+  const onlySide = only === 'traced' || only === 'untraced' ? only : undefined;
   // CPU per block of each side: the median block leaves out the blocks a major GC or a noisy neighbour hit.
   const cpu = { traced: [] as number[], untraced: [] as number[] };
   // Warm-up: the measured paths compiled before measuring (only the measured side's, when only one is: the
