@@ -110,6 +110,15 @@ export class RedisLeases {
     if (lease.state === 'pending') await this.#take(lease);
   }
 
+  /**
+   * Records that the holder's last write, which releases `lease` in Redis, is
+   * on its way: from now on the lease is not renewed (a renewal that reached
+   * Redis after the release would find nothing to extend).
+   */
+  releasing(lease: SessionLease | undefined): void {
+    if (lease instanceof RedisLease && lease.state === 'held') lease.state = 'closing';
+  }
+
   /** Records that a script released `lease` in Redis (with the holder's last write). */
   released(lease: SessionLease | undefined): void {
     if (lease instanceof RedisLease && lease.state !== 'released' && lease.state !== 'finished') {
@@ -133,12 +142,9 @@ export class RedisLeases {
     const reply = await this.#connection.run('renew a session lease', (client) =>
       RENEW_LEASE.run(client, renewKeys, [token, ttlMs, this.#idleTtlMs]),
     );
-    if (lease.state === 'finished') {
-      // Released by the last write while this renewal was on its way: a renewal that ran after the release
-      // took the free session again, so give it back.
-      if (reply === 1) void this.release(lease);
-      return true;
-    }
+    // The turn ended (or began ending) while this renewal was on its way: nothing was lost, and since a
+    // renewal only extends the holder's own token, nothing was taken again either.
+    if (lease.state !== 'held') return true;
     if (reply !== 1) return false;
     lease.local.renew();
     return true;
@@ -214,12 +220,12 @@ export class RedisLeases {
 
 /**
  * A session lease in Redis: `pending` until a script or `SET NX` takes it
- * (with `withOpenTurn`, the turn's opening script does), `held`, then
- * `released` by its last write or by `release()`.
+ * (with `withOpenTurn`, the turn's opening script does), `held`, `closing`
+ * while the holder's last write (which releases it) is on its way, then
+ * `finished` once that write released it, or `released` by `release()`.
  */
 class RedisLease implements SessionLease {
-  /** `finished`: released by the holder's last write (its turn is ending); `released`: by `release()`. */
-  state: 'pending' | 'opening' | 'held' | 'finished' | 'released' = 'pending';
+  state: 'pending' | 'opening' | 'held' | 'closing' | 'finished' | 'released' = 'pending';
   readonly sessionId: string;
   readonly token: string;
   readonly ttlMs: number;
@@ -242,8 +248,8 @@ class RedisLease implements SessionLease {
 
   renew(): boolean | Promise<boolean> {
     if (this.state === 'released') return false;
-    // Not taken yet (or the script taking it is on its way), or released by the holder's last write (the turn
-    // is ending): nothing to extend, nothing lost.
+    // Not taken yet (or the script taking it is on its way), or being released by the holder's last write
+    // (the turn is ending): nothing to extend, nothing lost.
     if (this.state !== 'held') return true;
     return this.leases.renew(this);
   }
@@ -257,7 +263,8 @@ class RedisLease implements SessionLease {
     this.state = 'released';
     // The next local waiter may go at once: its SET follows this release on the same connection.
     this.local.release();
-    // `opening`: the script taking it may have run (its reply lost); the compare-and-delete is harmless if not.
-    if (state === 'held' || state === 'opening') return this.leases.release(this);
+    // `opening`: the script taking it may have run (its reply lost); `closing`: the last write releasing it
+    // may not have. The compare-and-delete is harmless either way.
+    if (state === 'held' || state === 'opening' || state === 'closing') return this.leases.release(this);
   }
 }

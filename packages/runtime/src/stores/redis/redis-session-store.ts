@@ -209,6 +209,7 @@ export class RedisSessionStore implements SessionStore {
     ];
     for (const message of messages) args.push(encodeMessageRecord(message, this.#compact));
     if (turn) args.push(encodeTurnRecord(turn, this.#compact));
+    if (release) this.#leases.releasing(lease);
     const [code] = (await this.#connection.run('append to a session', (client) =>
       APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
     )) as [number];
