@@ -39,6 +39,8 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   windowCacheChars?: RedisSessionStoreOptions['windowCacheChars'];
   /** See {@link RedisSessionStoreOptions.compactRecords}. */
   compactRecords?: RedisSessionStoreOptions['compactRecords'];
+  /** See {@link RedisSessionStoreOptions.livenessTtlMs}. */
+  livenessTtlMs?: RedisSessionStoreOptions['livenessTtlMs'];
   /** See {@link RedisMemoryStoreOptions.maxUpdateAttempts}. */
   maxUpdateAttempts?: RedisMemoryStoreOptions['maxUpdateAttempts'];
 }
@@ -74,6 +76,7 @@ export function createRedisStores(
     idleTtlSeconds,
     windowCacheChars,
     compactRecords,
+    livenessTtlMs,
     maxUpdateAttempts,
   }: RedisStoresOptions = {},
 ): RedisStores {
@@ -89,6 +92,7 @@ export function createRedisStores(
       idleTtlSeconds,
       windowCacheChars,
       compactRecords,
+      livenessTtlMs,
     }),
     memoryStore: new RedisMemoryStore(shared, { keyPrefix, commandTimeoutMs, maxUpdateAttempts }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),

@@ -182,6 +182,30 @@ end
 return 1
 `);
 
+/**
+ * Takes a free lease for the token. Returns '' when it was taken (or this
+ * token already held it), else the token holding it, so that the caller can
+ * tell whether that holder's replica is still alive.
+ * KEYS: lease. ARGV: token, ttl ms.
+ */
+export const TAKE_LEASE = new RedisScript(`
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return holder end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ''
+`);
+
+/**
+ * Takes over a lease from a holder whose replica is gone, only if that holder
+ * still has it (compare-and-set): 1 when taken, 0 otherwise.
+ * KEYS: lease. ARGV: the gone holder's token, the new token, ttl ms.
+ */
+export const SEIZE_LEASE = new RedisScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+`);
+
 /** Deletes the lease only when the token still matches. KEYS: lease. ARGV: token. */
 export const RELEASE_LEASE = new RedisScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then

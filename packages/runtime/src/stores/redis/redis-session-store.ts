@@ -19,6 +19,7 @@ import { decodeMessages, decodeTurn, decodeTurns, encodeMessageRecord, encodeTur
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
+import { DEFAULT_LIVENESS_TTL_MS, ReplicaLiveness } from './redis-liveness.js';
 import { RedisSessionIndex } from './redis-session-index.js';
 import { SessionWindowCache } from './window-cache.js';
 
@@ -48,6 +49,18 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
    * upgrade): they cannot read compact records.
    */
   compactRecords?: boolean;
+  /**
+   * How long this replica's liveness key lives without a refresh, in ms
+   * (default 1 200; refreshed every third of it). Leases name their replica,
+   * and a replica waiting for a session whose holder's key is gone takes the
+   * lease over: a crashed replica's sessions are served again within about
+   * this time plus one refresh interval, rather than the lease ttl. Costs one
+   * `SET` per refresh per replica. A replica whose event loop stalls longer
+   * than this may lose its sessions to others (its writes are then refused
+   * by the lease's token, and its turns stop): raise it where such stalls
+   * are expected.
+   */
+  livenessTtlMs?: number;
 }
 
 /**
@@ -116,8 +129,14 @@ export class RedisSessionStore implements SessionStore {
       commandTimeoutMs,
       windowCacheChars = 8_000_000,
       compactRecords = true,
+      livenessTtlMs = DEFAULT_LIVENESS_TTL_MS,
     }: RedisSessionStoreOptions = {},
   ) {
+    if (!(livenessTtlMs >= 30) || !Number.isFinite(livenessTtlMs)) {
+      throw new ConfigurationError({
+        message: `livenessTtlMs must be a number of milliseconds of at least 30, got ${livenessTtlMs}`,
+      });
+    }
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
       throw new ConfigurationError({
         message: `idleTtlSeconds must be a positive number of seconds, got ${idleTtlSeconds}`,
@@ -129,7 +148,12 @@ export class RedisSessionStore implements SessionStore {
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
     this.#windows = new SessionWindowCache({ maxChars: windowCacheChars });
     this.#index = new RedisSessionIndex(this.#connection, keyPrefix);
-    this.#leases = new RedisLeases(this.#connection, (sessionId) => this.#keys(sessionId), this.#idleTtlMs);
+    this.#leases = new RedisLeases(
+      this.#connection,
+      (sessionId) => this.#keys(sessionId),
+      this.#idleTtlMs,
+      new ReplicaLiveness(this.#connection, keyPrefix, livenessTtlMs),
+    );
   }
 
   /**
@@ -338,12 +362,16 @@ export class RedisSessionStore implements SessionStore {
     return this.#connection.ping();
   }
 
-  /** Rejects local lease waiters, closes the subscriber, and quits the client if the store created it. */
+  /**
+   * Rejects local lease waiters, deletes this replica's liveness key, closes
+   * the subscriber, and quits the client if the store created it.
+   */
   async close(): Promise<void> {
-    this.#leases.close();
+    const leasesClosed = this.#leases.close();
     this.#cancelListeners.clear();
     this.#subscriber?.disconnect();
     this.#subscriber = undefined;
+    await leasesClosed;
     await this.#connection.close();
   }
 
