@@ -33,6 +33,14 @@ export interface AgentContext {
   resume?: AgentResume;
   /** With an `input` schema on the agent: the call's input as the schema parsed it (defaults and transforms applied). */
   input?: unknown;
+  /**
+   * The same for every run of this call: its retries, and a run again after
+   * a crash (an approved call interrupted by a replica's death runs again on
+   * recovery, at least once). Derived from the turn and the call's id. An
+   * agent with side effects passes it to the system it changes (a payment
+   * API's idempotency key, a unique constraint) so that the effect happens once.
+   */
+  readonly idempotencyKey: string;
 }
 
 /** A reply with metadata kept on the stored `tool` message (e.g. token usage). */

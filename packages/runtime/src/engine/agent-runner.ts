@@ -211,6 +211,10 @@ class CallContext implements AgentContext {
   get signal(): AbortSignal {
     return this.#abort.signal;
   }
+
+  get idempotencyKey(): string {
+    return `${this.conversation.turnId}/${this.toolCall.id}`;
+  }
 }
 
 /** One running call: what it needs to become a `tool` message once it has ended. */

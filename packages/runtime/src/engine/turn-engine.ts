@@ -772,6 +772,9 @@ export class TurnEngine {
       result = resultOfRecord(sessionId, turn.snapshot(), [], this.#options.approvalMessage);
     } else {
       turn.status = 'running';
+      // The decisions are stored before anything they allow runs: a crash while an approved call runs leaves
+      // it approved (recovery runs it again, asking nobody), and no rejection can land on a call that ran.
+      yield* settled(this.#loop.write(turn, []));
       this.#loop.startPart(turn, 'approval', approvalAttributes(turn.approvals ?? []));
       emit?.({
         type: 'turn-start',
