@@ -1,12 +1,12 @@
-export {
-  type Agent,
-  type AgentContext,
-  type AgentDefinition,
-  type AgentReply,
-  type AgentReplyWithMetadata,
-  agentMeta,
-  defineAgent,
-} from './agents/agent.js';
+export { type AgentDefinition, agentMeta, defineAgent } from './agents/agent.js';
+export type {
+  Agent,
+  AgentContext,
+  AgentReply,
+  AgentReplyWithMetadata,
+  ApprovalRequirement,
+  ApprovalRule,
+} from './agents/agent-contract.js';
 export {
   type AgentApprovalDecision,
   type AgentApprovalRequest,
@@ -65,7 +65,6 @@ export {
   type StartOptions,
   sessionIdForKey,
 } from './app.js';
-export type { ApprovalRequirement, ApprovalRule } from './engine/approvals.js';
 export type { TurnEvent, TurnEventType } from './engine/events.js';
 export type {
   ApprovalResolution,
