@@ -12,7 +12,9 @@ import {
   ValidationError,
 } from '@switchboard/core';
 import type { Hono } from 'hono';
+import type { A2aOptions } from './a2a/a2a-options.js';
 import { type Agent, agentMeta } from './agents/agent.js';
+import type { AuthOptions } from './backend/principal.js';
 import type { TurnEvent } from './engine/events.js';
 import { TraceNaming } from './engine/trace-labels.js';
 import {
@@ -28,9 +30,7 @@ import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from '.
 import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
 import { type AppMetrics, appMetrics, type MetricsOptions } from './metrics/prometheus-metrics.js';
 import { isPromiseLike } from './promise-like.js';
-import type { A2aOptions } from './server/a2a-mount.js';
 import type { RateLimitOptions } from './server/access.js';
-import type { AuthOptions } from './server/auth.js';
 import type { ConsoleOptions } from './server/console-ui.js';
 import { type CorsOptions, checkCorsOptions } from './server/cors.js';
 import type { DocsOptions } from './server/docs-ui.js';
