@@ -56,7 +56,9 @@ export interface RedisStores {
  * connection. From a URL, options or a Redis Cluster's nodes, they share a
  * new client that the last `close()` quits; a client or `Cluster` you pass
  * stays yours to quit. On a Cluster every script touches the keys of one
- * session (one hash tag, so one slot).
+ * session (one hash tag, so one slot). Redis must run with
+ * `maxmemory-policy noeviction`: `app.start()` and `/readyz` fail otherwise,
+ * unless `allowEviction` (see {@link RedisStoreOptions.allowEviction}).
  *
  * @example
  * ```ts
@@ -75,6 +77,7 @@ export function createRedisStores(
     windowCacheChars,
     compactRecords,
     maxUpdateAttempts,
+    allowEviction,
   }: RedisStoresOptions = {},
 ): RedisStores {
   let shared = existingClient(source);
@@ -89,8 +92,14 @@ export function createRedisStores(
       idleTtlSeconds,
       windowCacheChars,
       compactRecords,
+      allowEviction,
     }),
-    memoryStore: new RedisMemoryStore(shared, { keyPrefix, commandTimeoutMs, maxUpdateAttempts }),
+    memoryStore: new RedisMemoryStore(shared, {
+      keyPrefix,
+      commandTimeoutMs,
+      maxUpdateAttempts,
+      allowEviction,
+    }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
   };
 }

@@ -1,6 +1,7 @@
 import {
   type AgentMeta,
   CallDepthExceededError,
+  ConfigurationError,
   createSecretId,
   NotFoundError,
   ValidationError,
@@ -60,8 +61,8 @@ export interface ServerBackend {
   auth?: AuthOptions;
   rateLimit?: RateLimitOptions;
   rateLimiter: RateLimiter;
-  /** Throws when the app cannot serve (a store is down, the app is closing). */
-  checkReady(): Promise<void>;
+  /** Throws when the app cannot serve (a store is down or refuses writes, the app is closing); resolves to warnings. */
+  checkReady(): Promise<readonly string[]>;
   /** True once `close()` was called: new turns are refused. */
   isClosing(): boolean;
   /** Logs an unexpected error, with the request it happened in. */
@@ -142,14 +143,14 @@ export function createRoutes(
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     try {
-      await backend.checkReady();
-      return c.json({ status: 'ready' });
+      const warnings = await backend.checkReady();
+      return c.json(warnings.length > 0 ? { status: 'ready', warnings } : { status: 'ready' });
     } catch (error) {
-      // The store's own text names its host and port: only with exposeErrorDetails.
+      // The store's own text names its host and port: only with exposeErrorDetails. A setting's does not.
       const reason =
-        exposeErrorDetails && error instanceof Error
+        (exposeErrorDetails || ConfigurationError.isInstance(error)) && error instanceof Error
           ? error.message
-          : 'A store is unreachable or the server is shutting down';
+          : 'A store is unreachable or refuses writes, or the server is shutting down';
       return errorResponse(c, 503, 'not_ready', reason);
     }
   });
