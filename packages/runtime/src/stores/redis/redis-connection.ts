@@ -217,11 +217,17 @@ export class RedisConnection {
     await this.run('PING', (client) => client.ping());
     const refusal = this.#refusal;
     if (!refusal || probeKey === undefined) return;
-    await this.run(
-      `probe a write after Redis refused one (${refusal.reason})`,
-      (client) => client.set(probeKey, 'x'.repeat(refusal.probeBytes), 'PX', 1_000),
-      { write: true },
-    );
+    try {
+      await this.run(
+        'probe a write after Redis refused one',
+        (client) => client.set(probeKey, 'x'.repeat(refusal.probeBytes), 'PX', 1_000),
+        { write: true },
+      );
+    } catch (error) {
+      // Still judged by the app's refused write, not by the probe's own (slightly larger) command.
+      this.#refusal = refusal;
+      throw error;
+    }
     await this.run('remove the write probe', (client) => client.del(probeKey)).catch(() => undefined);
   }
 
