@@ -58,7 +58,9 @@ export interface RedisStores {
  * connection. From a URL, options or a Redis Cluster's nodes, they share a
  * new client that the last `close()` quits; a client or `Cluster` you pass
  * stays yours to quit. On a Cluster every script touches the keys of one
- * session (one hash tag, so one slot).
+ * session (one hash tag, so one slot). Redis must run with
+ * `maxmemory-policy noeviction`: `app.start()` and `/readyz` fail otherwise,
+ * unless `allowEviction` (see {@link RedisStoreOptions.allowEviction}).
  *
  * @example
  * ```ts
@@ -78,6 +80,7 @@ export function createRedisStores(
     compactRecords,
     livenessTtlMs,
     maxUpdateAttempts,
+    allowEviction,
   }: RedisStoresOptions = {},
 ): RedisStores {
   let shared = existingClient(source);
@@ -93,8 +96,14 @@ export function createRedisStores(
       windowCacheChars,
       compactRecords,
       livenessTtlMs,
+      allowEviction,
     }),
-    memoryStore: new RedisMemoryStore(shared, { keyPrefix, commandTimeoutMs, maxUpdateAttempts }),
+    memoryStore: new RedisMemoryStore(shared, {
+      keyPrefix,
+      commandTimeoutMs,
+      maxUpdateAttempts,
+      allowEviction,
+    }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
   };
 }

@@ -31,8 +31,8 @@ export interface ServerBackend {
   deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }>;
   /** With auth: who may call (the A2A card then names the Bearer scheme). */
   auth?: AuthOptions;
-  /** Throws when the app cannot serve (a store is down, the app is closing). */
-  checkReady(): Promise<void>;
+  /** Throws when the app cannot serve (a store is down or refuses writes, the app is closing); resolves to warnings. */
+  checkReady(): Promise<readonly string[]>;
   /** True once `close()` was called: new turns are refused. */
   isClosing(): boolean;
   /** Logs an unexpected error, with the request it happened in. */

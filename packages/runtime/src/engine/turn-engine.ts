@@ -879,6 +879,8 @@ export class TurnEngine {
 
   #unknownOutcome(error: unknown, turnId: string): unknown {
     if (!StoreUnavailableError.isInstance(error)) return error;
+    // Never sent, or refused by Redis before it wrote: the opening stored nothing, so no turn to ask about.
+    if ((error as StoreUnavailableError).outcome === 'not_stored') return error;
     return new StoreUnavailableError({
       message: (error as Error).message,
       cause: error,

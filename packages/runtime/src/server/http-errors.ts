@@ -35,6 +35,7 @@ export function handleError(
       error as SwitchboardError,
       (logged) => log(logged, c),
       exposeDetails,
+      c.req.header('idempotency-key') !== undefined,
     );
     return errorResponse(c, status, code, message, issues, extra);
   }

@@ -1,4 +1,10 @@
-import { CallDepthExceededError, createSecretId, NotFoundError, ValidationError } from '@switchboard/core';
+import {
+  CallDepthExceededError,
+  ConfigurationError,
+  createSecretId,
+  NotFoundError,
+  ValidationError,
+} from '@switchboard/core';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { A2aOptions } from '../a2a/a2a-options.js';
@@ -107,14 +113,14 @@ export function createRoutes(
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     try {
-      await backend.checkReady();
-      return c.json({ status: 'ready' });
+      const warnings = await backend.checkReady();
+      return c.json(warnings.length > 0 ? { status: 'ready', warnings } : { status: 'ready' });
     } catch (error) {
-      // The store's own text names its host and port: only with exposeErrorDetails.
+      // The store's own text names its host and port: only with exposeErrorDetails. A setting's does not.
       const reason =
-        exposeErrorDetails && error instanceof Error
+        (exposeErrorDetails || ConfigurationError.isInstance(error)) && error instanceof Error
           ? error.message
-          : 'A store is unreachable or the server is shutting down';
+          : 'A store is unreachable or refuses writes, or the server is shutting down';
       return errorResponse(c, 503, 'not_ready', reason);
     }
   });

@@ -174,7 +174,11 @@ export const ErrorResponseSchema = z.object({
     /** With `approval_pending`: the approvals to resolve first, and their turn. */
     approvalIds: z.array(z.string()).optional(),
     turnId: z.string().optional(),
-    /** With `store_unavailable`: `unknown` when the message may have been stored (retry with the same Idempotency-Key). */
-    outcome: z.literal('unknown').optional(),
+    /**
+     * With `store_unavailable`: `unknown` when the message may have been
+     * stored (retry with the same Idempotency-Key); `not_stored` when nothing
+     * of the request was stored (send it again).
+     */
+    outcome: z.enum(['unknown', 'not_stored']).optional(),
   }),
 });

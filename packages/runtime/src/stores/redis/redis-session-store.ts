@@ -1,4 +1,10 @@
-import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
+import {
+  ConfigurationError,
+  type MessageItem,
+  SessionBusyError,
+  StoreUnavailableError,
+  type UserMessage,
+} from '@switchboard/core';
 import type { Redis } from 'ioredis';
 import { keepAliveUntil, type TurnRecord } from '../../turns/turn-record.js';
 import { finishPage, pageRange, pageTurnRange } from '../history-page.js';
@@ -17,6 +23,7 @@ import type {
 import { APPEND_SESSION, OPEN_TURN, READ_PAGE } from './lua-scripts.js';
 import { decodeMessages, decodeTurn, decodeTurns, encodeMessageRecord, encodeTurnRecord } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
+import { checkEvictionPolicy } from './redis-eviction.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
 import { DEFAULT_LIVENESS_TTL_MS, ReplicaLiveness } from './redis-liveness.js';
@@ -114,6 +121,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #windows: SessionWindowCache;
   readonly #index: RedisSessionIndex;
   readonly #compact: boolean;
+  readonly #allowEviction: boolean;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #subscriber: Redis | undefined;
 
@@ -130,6 +138,7 @@ export class RedisSessionStore implements SessionStore {
       windowCacheChars = 8_000_000,
       compactRecords = true,
       livenessTtlMs = DEFAULT_LIVENESS_TTL_MS,
+      allowEviction = false,
     }: RedisSessionStoreOptions = {},
   ) {
     if (!(livenessTtlMs >= 30) || !Number.isFinite(livenessTtlMs)) {
@@ -144,6 +153,7 @@ export class RedisSessionStore implements SessionStore {
     }
     this.#keyPrefix = keyPrefix;
     this.#compact = compactRecords;
+    this.#allowEviction = allowEviction;
     this.#idleTtlMs = Math.round(idleTtlSeconds * 1000);
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
     this.#windows = new SessionWindowCache({ maxChars: windowCacheChars });
@@ -179,7 +189,9 @@ export class RedisSessionStore implements SessionStore {
       this.#leases.taking(lease),
     ];
     const open = () =>
-      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, this.#scriptKeys(keys), args));
+      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, this.#scriptKeys(keys), args), {
+        write: true,
+      });
     const opened = open();
     // Counted as taken from now on: should the reply be lost (a timeout), the lease's release still goes
     // out (a compare-and-delete, harmless if the script never ran) rather than the session staying blocked.
@@ -187,7 +199,7 @@ export class RedisSessionStore implements SessionStore {
     if (taking) this.#leases.took(lease, 'opening');
     // In the same tick as the script, so pipelined with it: one round trip for both.
     const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
-    let [reply] = (await Promise.all([opened, indexed])) as [[number, unknown], unknown];
+    let reply = (await openedThenIndexed(opened, indexed)) as [number, unknown];
     if (taking && reply[0] === LEASE_BUSY) {
       // Another replica holds the session: wait for it the usual way, then open.
       await this.#leases.wait(lease, { retaking: true });
@@ -234,8 +246,10 @@ export class RedisSessionStore implements SessionStore {
     for (const message of messages) args.push(encodeMessageRecord(message, this.#compact));
     if (turn) args.push(encodeTurnRecord(turn, this.#compact));
     if (release) this.#leases.releasing(lease);
-    const [code] = (await this.#connection.run('append to a session', (client) =>
-      APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
+    const [code] = (await this.#connection.run(
+      'append to a session',
+      (client) => APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
+      { write: true },
     )) as [number];
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (release) this.#leases.released(lease);
@@ -357,9 +371,18 @@ export class RedisSessionStore implements SessionStore {
     return () => this.#cancelListeners.delete(listener);
   }
 
-  /** Throws `StoreUnavailableError` unless Redis answers. */
+  /** Throws `StoreUnavailableError` unless Redis answers and, after it refused a write, takes writes again. */
   ping(): Promise<void> {
-    return this.#connection.ping();
+    return this.#connection.ping(`${this.#keyPrefix}readiness-probe`);
+  }
+
+  /**
+   * Checks that Redis will not evict the sessions (`maxmemory-policy`
+   * `noeviction`): throws `ConfigurationError` otherwise, unless
+   * `allowEviction`; returns what an operator should know.
+   */
+  checkConfiguration(): Promise<readonly string[]> {
+    return checkEvictionPolicy(this.#connection, this.#allowEviction);
   }
 
   /**
@@ -402,4 +425,20 @@ function parseCancel(text: string): { sessionId: string; turnId?: string } | und
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The opening's reply, once the session index's touch (pipelined with it)
+ * is answered too. Should the touch fail after the opening was stored, the
+ * failure must not claim that nothing was stored.
+ */
+async function openedThenIndexed(opened: Promise<unknown>, indexed: Promise<unknown>): Promise<unknown> {
+  const [opening, index] = await Promise.allSettled([opened, indexed]);
+  if (opening.status === 'rejected') throw opening.reason;
+  if (index.status === 'rejected') {
+    const error = index.reason;
+    if (!StoreUnavailableError.isInstance(error)) throw error;
+    throw new StoreUnavailableError({ message: (error as Error).message, cause: error });
+  }
+  return opening.value;
 }
