@@ -90,8 +90,9 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
 /**
  * The embedded {@link SessionStore}: sessions live in this process's memory
  * and are forgotten after `idleTtlSeconds` without a write, when more than
- * `maxSessions` are kept (the least recently written first), never while a
- * turn holds the session or waits for an approval; and on restart.
+ * `maxSessions` are kept (the least recently written of the tenant holding
+ * the most first), never while a turn holds the session or waits for an
+ * approval; and on restart.
  *
  * It answers every call at once, without a promise. Appends are O(1), reads
  * copy only the requested tail, and the lease is a fair (first come, first
