@@ -4,19 +4,35 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AgentMeta, createSecretId } from '@switchboard/core';
 import { z } from 'zod';
 import { SessionIdSchema } from '../backend/request-schemas.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import { type RateLimitRefusal, type TurnCharge, UNLIMITED } from '../backend/turn-charge.js';
 import type { TurnRequest, TurnResult } from '../engine/turn-types.js';
 import { TurnStatusSchema } from '../turns/turn-schemas.js';
 import { type AgentTool, type AgentToolCall, agentTool } from './mcp-agent-tools.js';
 
 /** Serves one MCP request (a POST of JSON-RPC). */
 export interface McpEndpoint {
-  handle(request: Request, caller: Caller): Promise<Response>;
+  /** `chargeTurn` counts each tool call's turn against the caller's rate limit (see {@link TurnCharge}). */
+  handle(request: Request, caller: Caller, chargeTurn?: TurnCharge): Promise<Response>;
+}
+
+/**
+ * The JSON-RPC error code of a tool call refused by the rate limit (in the
+ * range JSON-RPC leaves to servers; 429 as in HTTP). Its `data` carries
+ * `code: 'rate_limited'`, the `limit` and `retryAfterSeconds`.
+ */
+export const RATE_LIMITED_ERROR_CODE = -32029;
+
+/** What one request's tool calls came to: how many ran, and the last refusal. */
+interface Tally {
+  ran: number;
+  refused: RateLimitRefusal | undefined;
 }
 
 const SERVER_INFO = { name: 'switchboard', version: '0.1.0' };
@@ -74,6 +90,18 @@ export function createMcpEndpoint(
     return { isError: true, content: [{ type: 'text', text: `Invalid arguments: ${issues.join('; ')}` }] };
   }
 
+  /** Counts the call's turn; throws the JSON-RPC error of a refusal, which answers that call alone. */
+  async function admit(chargeTurn: TurnCharge, tally: Tally): Promise<void> {
+    const refused = await chargeTurn();
+    if (!refused) {
+      tally.ran += 1;
+      return;
+    }
+    tally.refused = refused;
+    const { limit, retryAfterSeconds, message } = refused;
+    throw new McpError(RATE_LIMITED_ERROR_CODE, message, { code: 'rate_limited', limit, retryAfterSeconds });
+  }
+
   async function chat(args: unknown, caller: Caller): Promise<CallToolResult> {
     const parsed = ChatInputSchema.safeParse(args ?? {});
     if (!parsed.success) {
@@ -116,13 +144,17 @@ export function createMcpEndpoint(
     };
   }
 
-  function server(caller: Caller): Server {
+  function server(caller: Caller, chargeTurn: TurnCharge, tally: Tally): Server {
     const mcp = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
     mcp.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-      if (params.name === 'chat') return chat(params.arguments, caller);
+      if (params.name === 'chat') {
+        await admit(chargeTurn, tally);
+        return chat(params.arguments, caller);
+      }
       const agent = agentTools.get(params.name);
       if (agent) {
+        await admit(chargeTurn, tally);
         const parsed = agent.parse(params.arguments);
         return parsed.ok ? run(parsed.call, caller) : invalid(parsed.issues);
       }
@@ -137,16 +169,29 @@ export function createMcpEndpoint(
   }
 
   return {
-    async handle(request, caller) {
-      const mcp = server(caller);
+    async handle(request, caller, chargeTurn = UNLIMITED) {
+      const tally: Tally = { ran: 0, refused: undefined };
+      const mcp = server(caller, chargeTurn, tally);
       // No session id generator: stateless, every request stands alone.
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
       await mcp.connect(transport);
+      let response: Response;
       try {
-        return await transport.handleRequest(request);
+        response = await transport.handleRequest(request);
       } finally {
         await mcp.close().catch(() => {});
       }
+      return tally.refused && tally.ran === 0 ? tooManyRequests(response, tally.refused) : response;
     },
   };
+}
+
+/**
+ * The answer of a request whose every tool call the rate limit refused: the
+ * same JSON-RPC body (an error per call), as 429 with `Retry-After`.
+ */
+function tooManyRequests(response: Response, { retryAfterSeconds }: RateLimitRefusal): Response {
+  const headers = new Headers(response.headers);
+  headers.set('retry-after', String(retryAfterSeconds));
+  return new Response(response.body, { status: 429, statusText: 'Too Many Requests', headers });
 }
