@@ -7,7 +7,8 @@ import { Redis } from 'ioredis';
 import { freePort } from '../apps/server/test/replicas/support/redis-server.js';
 import { serverEnv } from '../apps/server/test/support/spawn-server.js';
 
-const main = fileURLToPath(new URL('../apps/server/src/main.ts', import.meta.url));
+/** The server entry the replicas run by default: this checkout's `apps/server`. */
+export const SERVER_MAIN = fileURLToPath(new URL('../apps/server/src/main.ts', import.meta.url));
 /** Failure guard: how long a replica or redis-server may take to answer (tsx compiles on start, on a busy machine). */
 const START_TIMEOUT_MS = 30_000;
 /** How long a replica may take to exit after SIGTERM before it is killed. */
@@ -122,11 +123,16 @@ export async function startRedis(): Promise<SoakProcess & { url: string }> {
 }
 
 /**
- * Starts `apps/server` (node --import tsx src/main.ts, as `pnpm start` does) on a free loopback port with
+ * Starts `apps/server` (node --import tsx src/main.ts, as `pnpm start` does; or another entry `main`, such
+ * as an older checkout's) on a free loopback port with
  * `env` on top of a clean environment (no OpenAI, tracing or API keys), and resolves once `GET /readyz`
  * answers 200. Logs only warnings, so that request lines cost neither replica nor soak any time.
  */
-export async function startReplica(name: string, env: Record<string, string>): Promise<SoakReplica> {
+export async function startReplica(
+  name: string,
+  env: Record<string, string>,
+  main = SERVER_MAIN,
+): Promise<SoakReplica> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', main], {
     env: serverEnv({ PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', CONSOLE: 'off', ...env }),

@@ -60,11 +60,11 @@ export async function eventOf(turn: StreamedTurn, type: string, timeoutMs: numbe
 export interface Takeover {
   sessionId: string;
   status: number;
-  /** From the kill to the survivor's answer (its last event), ms. */
+  /** From the kill to the survivor's answer (its last event; the end of the response when it is not a stream), ms. */
   answeredMs: number;
-  /** From the kill to the resumed interrupted turn's first event, ms. */
+  /** From the kill to the resumed interrupted turn's first event, ms (NaN when it did not resume). */
   resumedMs: number;
-  /** The resumed call, from its agent-start to its agent-end, ms. */
+  /** The resumed call, from its agent-start to its agent-end, ms (NaN when it did not resume). */
   recoveredCallMs: number;
   /** The interrupted turn's `recoveries`, as the session shows it afterwards. */
   recoveries: number | undefined;
@@ -79,6 +79,7 @@ export interface Takeover {
 export async function takeOver(url: string, sessionId: string, killedAt: number): Promise<Takeover> {
   const turn = await streamChat(url, sessionId, 'what is 1 + 1?');
   await turn.ended;
+  const endedAt = performance.now();
   const resumed = turn.events.find((event) => event.type === 'turn-start' && event.resumed === 'recovery');
   const ofResumed = (type: string) =>
     turn.events.find((event) => event.type === type && event.turnId === resumed?.turnId)?.at ?? Number.NaN;
@@ -95,7 +96,7 @@ export async function takeOver(url: string, sessionId: string, killedAt: number)
   return {
     sessionId,
     status: turn.status,
-    answeredMs: (last?.at ?? Number.NaN) - killedAt,
+    answeredMs: (last?.at ?? endedAt) - killedAt,
     resumedMs: (resumed?.at ?? Number.NaN) - killedAt,
     recoveredCallMs: ofResumed('agent-end') - ofResumed('agent-start'),
     recoveries: history.turns[0]?.recoveries,
