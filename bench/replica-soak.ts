@@ -38,6 +38,7 @@ import {
   total,
   type WatchedCommands,
   watchCommands,
+  watchExpiries,
 } from './soak-redis.js';
 import { eventOf, streamChat, takeOver } from './soak-takeover.js';
 
@@ -200,11 +201,19 @@ async function killAndTakeOver(
   survivor: SoakReplica,
   sessionIds: string[],
 ): Promise<void> {
+  const expiries = await watchExpiries(admin, `${prefix}replica:`);
   const killedAt = performance.now();
   const killed = kill(victim);
   const takeovers = await Promise.all(sessionIds.map((id) => takeOver(survivor.url, id, killedAt)));
   await killed;
+  expiries.stop();
   const first = takeovers[0]!;
+  const expiredMs = (expiries.expiredAt() ?? Number.NaN) - killedAt;
+  const resumed = takeovers.map((takeover) => takeover.resumedMs);
+  report.push(
+    `killed replica's liveness key gone ${ms(expiredMs)} after the kill (1.2 s after its last SET); the interrupted ` +
+      `turns resumed on B ${ms(Math.min(...resumed) - expiredMs)} – ${ms(Math.max(...resumed) - expiredMs)} after that`,
+  );
   const firstStatus = first.status === 200 ? '' : `, status ${first.status}`;
   check(
     `kill → answered by B: ${ms(first.answeredMs)}${firstStatus} (of which the recovered call took ${ms(first.recoveredCallMs)}, ` +

@@ -84,3 +84,23 @@ export async function watchCommands(client: Redis): Promise<{ stop(): WatchedCom
     },
   };
 }
+
+/**
+ * Notes when keys starting with `keyPrefix` expire (keyspace notifications, on a connection of its own), so
+ * that a takeover can be split into the liveness key running out and the wait after it. Redis deletes an
+ * expired key when it is read or by its 10-per-second expiry cycle: the time is at most ~100 ms late here,
+ * where a waiting replica reads the key every 200 ms.
+ */
+export async function watchExpiries(
+  client: Redis,
+  keyPrefix: string,
+): Promise<{ expiredAt(): number | undefined; stop(): void }> {
+  await client.config('SET', 'notify-keyspace-events', 'Ex');
+  const subscriber = client.duplicate();
+  let first: number | undefined;
+  subscriber.on('message', (_channel: string, key: string) => {
+    if (key.startsWith(keyPrefix)) first ??= performance.now();
+  });
+  await subscriber.subscribe('__keyevent@0__:expired');
+  return { expiredAt: () => first, stop: () => subscriber.disconnect() };
+}
