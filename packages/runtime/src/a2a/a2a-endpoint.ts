@@ -9,6 +9,8 @@ import {
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
+import { parseBoundedJson } from '../backend/json-bounds.js';
+import { jsonRpcBoundsError } from '../backend/json-rpc-error.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import { buildAgentCard } from './a2a-card.js';
 import { a2aErrorOf } from './a2a-errors.js';
@@ -24,6 +26,9 @@ export interface A2aEndpoint {
 }
 
 type JsonRpcReply = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isStream = (value: unknown): value is AsyncGenerator<JsonRpcReply, void, undefined> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
@@ -65,7 +70,12 @@ export function createA2aEndpoint(
       }
       const context = new ServerCallContext({ requestedVersion: version });
       context.state.set(CALLER_KEY, caller);
-      const reply = await transport.handle(await c.req.text(), context);
+      // Bounded before the SDK reads it: its conversions recurse, and a deep enough part overflows the stack.
+      const text = await c.req.text();
+      const parsed = parseBoundedJson(text);
+      if ('problem' in parsed) return c.json(jsonRpcBoundsError(parsed.value, parsed.problem));
+      const request = 'value' in parsed && isRecord(parsed.value) ? parsed.value : text;
+      const reply = await transport.handle(request, context);
       if (!isStream(reply)) return c.json(reply);
       // Errors before the first event (an unknown task, a busy session) still get a JSON answer.
       let first: IteratorResult<JsonRpcReply, void>;
