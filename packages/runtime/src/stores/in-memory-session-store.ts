@@ -5,7 +5,7 @@ import { type PackedSession, packSession, unpackSession } from './compact-record
 import { freezeMessage } from './freeze.js';
 import { historyPageOf } from './history-page.js';
 import { InMemoryLeases } from './in-memory-leases.js';
-import { decodePageCursor, encodePageCursor } from './page-cursor.js';
+import { SealedPageCursors } from './page-cursor.js';
 import type {
   AppendOptions,
   HistoryPage,
@@ -82,7 +82,7 @@ interface SessionData {
   writeNumber: number;
 }
 
-/** A cursor of `listSessions`: the write number of the last session listed. */
+/** A cursor of `listSessions`: the write number of the last session listed (sealed: it counts every tenant's writes). */
 const ListCursorSchema = z.number().int().nonnegative();
 
 /** The longest pause between sweeps of idle sessions. */
@@ -115,6 +115,7 @@ export class InMemorySessionStore implements SessionStore {
   readonly specificationVersion = 'v2' as const;
   readonly #sessions = new Map<string, SessionData>();
   readonly #leases = new InMemoryLeases();
+  readonly #cursors = new SealedPageCursors();
   readonly #idleTtlMs: number;
   readonly #maxSessions: number;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
@@ -213,11 +214,12 @@ export class InMemorySessionStore implements SessionStore {
    * The tenant's sessions, most recently written first: the map's own order
    * (least recently written first), walked backwards. The cursor is the
    * write number of the last session listed, so a session written since
-   * moves to the front rather than repeating on a later page.
+   * moves to the front rather than repeating on a later page; sealed for
+   * the tenant, as the number counts every tenant's writes.
    */
   listSessions({ limit, cursor, tenant }: ListSessionsOptions): SessionListPage {
     const before =
-      cursor === undefined ? Number.POSITIVE_INFINITY : decodePageCursor(cursor, ListCursorSchema);
+      cursor === undefined ? Number.POSITIVE_INFINITY : this.#cursors.open(cursor, ListCursorSchema, tenant);
     const entries = [...this.#sessions];
     const now = Date.now();
     const sessions: SessionSummary[] = [];
@@ -227,7 +229,7 @@ export class InMemorySessionStore implements SessionStore {
       if (session.writeNumber >= before || session.tenant !== (tenant ?? null) || messageCount(session) === 0)
         continue;
       if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) continue;
-      if (sessions.length === limit) return { sessions, nextCursor: encodePageCursor(lastListed) };
+      if (sessions.length === limit) return { sessions, nextCursor: this.#cursors.seal(lastListed, tenant) };
       sessions.push({ sessionId, lastActiveAt: session.lastActiveAt, messageCount: messageCount(session) });
       lastListed = session.writeNumber;
     }
