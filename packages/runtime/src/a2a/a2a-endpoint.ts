@@ -25,6 +25,9 @@ export interface A2aEndpoint {
   rpc(c: Context, caller: Caller): Promise<Response>;
 }
 
+/** The hosts whose `Host` header the card trusts without `trustedHosts`: only this machine can be reached there. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
 type JsonRpcReply = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -36,12 +39,24 @@ const isStream = (value: unknown): value is AsyncGenerator<JsonRpcReply, void, u
 /** Builds the A2A endpoint over the app's backend (loaded on the first A2A request). */
 export function createA2aEndpoint(
   backend: ServerBackend,
-  { path, publicUrl, card, maxMessageLength }: A2aOptions & { path: string; maxMessageLength: number },
+  {
+    path,
+    publicUrl,
+    trustedHosts = [],
+    card,
+    maxMessageLength,
+  }: A2aOptions & { path: string; maxMessageLength: number },
 ): A2aEndpoint {
   const base = publicUrl?.replace(/\/+$/, '');
+  const trusted = new Set([...LOOPBACK_HOSTS, ...trustedHosts].map((host) => host.toLowerCase()));
   const cardFor = (origin: string) => buildAgentCard(backend, { url: `${base ?? origin}${path}`, card });
-  // A fixed card for the handler's own use; the route publishes one for the origin each client used.
-  const fixedCard = cardFor('http://localhost');
+  /** The origin the card may name for a request: its own, when its `Host` is trusted; else none (the bare path). */
+  const originOf = (requestUrl: string): string => {
+    const { origin, host, hostname } = new URL(requestUrl);
+    return trusted.has(host.toLowerCase()) || trusted.has(hostname.toLowerCase()) ? origin : '';
+  };
+  // A fixed card for the handler's own use; the route publishes one for each request's trusted origin.
+  const fixedCard = cardFor('');
   const handler = new SwitchboardA2aHandler(backend, {
     maxMessageLength,
     entryPoint: path,
@@ -58,7 +73,7 @@ export function createA2aEndpoint(
     card(c) {
       c.header('cache-control', 'public, max-age=300');
       c.header('vary', 'host');
-      return c.json(AgentCard.toJSON(cardFor(new URL(c.req.url).origin)) as Record<string, unknown>);
+      return c.json(AgentCard.toJSON(cardFor(base ? '' : originOf(c.req.url))) as Record<string, unknown>);
     },
     async rpc(c, caller) {
       const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
