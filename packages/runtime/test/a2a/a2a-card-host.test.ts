@@ -1,9 +1,13 @@
 import { request } from 'node:http';
+import { AgentCard } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
 import { ConfigurationError } from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { withAbsoluteUrls } from '../../src/a2a/a2a-card.js';
 import type { A2aOptions } from '../../src/a2a/a2a-options.js';
 import type { ServerHandle } from '../../src/app.js';
 import { buildApp, createApp, echoAgent } from '../support/app-fixtures.js';
+import { asTask, userMessage } from './a2a-client.js';
 
 /** The endpoint URL of the card the server at `url` answers for a request with this `Host` header. */
 function cardUrlFor(url: string, host: string): Promise<{ endpoint: string; body: string }> {
@@ -57,6 +61,16 @@ describe('the agent card behind a Host header', () => {
     );
     expect((await cardUrlFor(url, 'desk.example.com:9999')).endpoint).toBe('/a2a');
     expect((await cardUrlFor(url, 'evil.example')).endpoint).toBe('/a2a');
+  });
+
+  it('with the bare path, is still callable by a client that resolves it against the card URL (as a2aAgent does)', async () => {
+    const { url } = await start(true);
+    const { body } = await cardUrlFor(url, 'travel-agent:3001');
+    const card = withAbsoluteUrls(AgentCard.fromJSON(JSON.parse(body)), `${url}/.well-known/agent-card.json`);
+    expect(card.supportedInterfaces[0]?.url).toBe(`${url}/a2a`);
+    const client = await new ClientFactory().createFromAgentCard(card);
+    const task = asTask(await client.sendMessage(userMessage({ text: 'hi' })));
+    expect(task.artifacts.length).toBeGreaterThan(0);
   });
 
   it('names publicUrl whatever the Host', async () => {
