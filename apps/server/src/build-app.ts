@@ -97,7 +97,10 @@ export function buildServerApp(
     closeGraceMs: config.SHUTDOWN_GRACE_MS,
     exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
     docs: config.DOCS,
-    a2a: config.A2A && (config.A2A_PUBLIC_URL ? { publicUrl: config.A2A_PUBLIC_URL } : true),
+    a2a: config.A2A && {
+      ...(config.A2A_PUBLIC_URL ? { publicUrl: config.A2A_PUBLIC_URL } : {}),
+      trustedHosts: config.A2A_TRUSTED_HOSTS,
+    },
     mcp: config.MCP,
     metrics: config.METRICS,
     // With Langfuse tracing on, the console links each turn to its trace.

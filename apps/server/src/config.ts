@@ -91,6 +91,16 @@ const EnvSchema = z.object({
   A2A: onOff('A2A', 'on'),
   // The URL clients reach the server at (behind a proxy), for the agent card's endpoint URL.
   A2A_PUBLIC_URL: z.string().url().optional(),
+  // Without A2A_PUBLIC_URL: Host values (comma-separated, name or name:port) whose origin the card may name, besides loopback.
+  A2A_TRUSTED_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((host) => host.trim())
+        .filter((host) => host.length > 0),
+    ),
   // The orchestrator over MCP: a chat tool at POST /mcp (streamable HTTP), behind SWITCHBOARD_API_KEYS when set.
   MCP: onOff('MCP', 'on'),
   // Prometheus text at GET /metrics (behind SWITCHBOARD_API_KEYS when set); OTLP push when OTEL_EXPORTER_OTLP_ENDPOINT is set.

@@ -3,12 +3,21 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
   McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AgentMeta, createSecretId } from '@switchboard/core';
+import {
+  type AgentMeta,
+  createSecretId,
+  type SwitchboardError,
+  SwitchboardError as SwitchboardErrorBase,
+} from '@switchboard/core';
 import { z } from 'zod';
+import { parseBoundedJson } from '../backend/json-bounds.js';
+import { jsonRpcBoundsError } from '../backend/json-rpc-error.js';
+import { publicErrorOf } from '../backend/public-error.js';
 import { SessionIdSchema } from '../backend/request-schemas.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import { type RateLimitRefusal, type TurnCharge, UNLIMITED } from '../backend/turn-charge.js';
@@ -44,6 +53,23 @@ const ChatOutputSchema = z.object({
   turnId: z.string(),
   status: TurnStatusSchema.describe('How the turn ended: completed, failed, awaiting_approval…'),
 });
+
+/**
+ * The JSON-RPC error an MCP client gets for what a tool call threw: what
+ * `publicErrorOf` lets a client read (a store outage without the store's
+ * address), as Invalid params for a 400 and an internal error otherwise;
+ * anything else as a bare internal error. Logged as the HTTP routes log it.
+ */
+function mcpErrorOf(error: unknown, log: (error: unknown) => void): McpError {
+  if (SwitchboardErrorBase.isInstance(error)) {
+    const { status, code, message } = publicErrorOf(error as SwitchboardError, log);
+    return new McpError(status === 400 ? ErrorCode.InvalidParams : ErrorCode.InternalError, message, {
+      code,
+    });
+  }
+  log(error);
+  return new McpError(ErrorCode.InternalError, 'Internal server error');
+}
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
@@ -148,15 +174,19 @@ export function createMcpEndpoint(
     const mcp = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
     mcp.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-      if (params.name === 'chat') {
-        await admit(chargeTurn, tally);
-        return chat(params.arguments, caller);
-      }
-      const agent = agentTools.get(params.name);
-      if (agent) {
-        await admit(chargeTurn, tally);
-        const parsed = agent.parse(params.arguments);
-        return parsed.ok ? run(parsed.call, caller) : invalid(parsed.issues);
+      try {
+        if (params.name === 'chat') {
+          await admit(chargeTurn, tally);
+          return await chat(params.arguments, caller);
+        }
+        const agent = agentTools.get(params.name);
+        if (agent) {
+          await admit(chargeTurn, tally);
+          const parsed = agent.parse(params.arguments);
+          return parsed.ok ? await run(parsed.call, caller) : invalid(parsed.issues);
+        }
+      } catch (error) {
+        throw mcpErrorOf(error, backend.log);
       }
       return {
         isError: true,
@@ -170,6 +200,11 @@ export function createMcpEndpoint(
 
   return {
     async handle(request, caller, chargeTurn = UNLIMITED) {
+      // Bounded before the SDK reads it (arguments and `_meta` included). Read here, so that a client
+      // gone mid-body is the route's to tell; what is not JSON, the SDK refuses itself.
+      const text = await request.text();
+      const parsed = parseBoundedJson(text);
+      if ('problem' in parsed) return Response.json(jsonRpcBoundsError(parsed.value, parsed.problem));
       const tally: Tally = { ran: 0, refused: undefined };
       const mcp = server(caller, chargeTurn, tally);
       // No session id generator: stateless, every request stands alone.
@@ -177,7 +212,12 @@ export function createMcpEndpoint(
       await mcp.connect(transport);
       let response: Response;
       try {
-        response = await transport.handleRequest(request);
+        response =
+          'value' in parsed
+            ? await transport.handleRequest(request, { parsedBody: parsed.value })
+            : await transport.handleRequest(
+                new Request(request.url, { method: 'POST', headers: request.headers, body: text }),
+              );
       } finally {
         await mcp.close().catch(() => {});
       }

@@ -18,7 +18,7 @@ import {
   type SessionData,
   stateOf,
 } from './in-memory-session-data.js';
-import { decodePageCursor, encodePageCursor } from './page-cursor.js';
+import { SealedPageCursors } from './page-cursor.js';
 import type {
   AppendOptions,
   HistoryPage,
@@ -81,7 +81,7 @@ const MAX_COMPACT_INTERVAL_MS = 5_000;
 /** Sessions compacted at most per timer tick, so that a tick stays short; the rest wait a few ms. */
 const COMPACTIONS_PER_TICK = 1000;
 
-/** A cursor of `listSessions`: the write number of the last session listed. */
+/** A cursor of `listSessions`: the write number of the last session listed (sealed: it counts every tenant's writes). */
 const ListCursorSchema = z.number().int().nonnegative();
 
 /** The longest pause between sweeps of idle sessions. */
@@ -115,6 +115,7 @@ export class InMemorySessionStore implements SessionStore {
   readonly specificationVersion = 'v2' as const;
   readonly #sessions = new Map<string, SessionData>();
   readonly #leases = new InMemoryLeases();
+  readonly #cursors = new SealedPageCursors();
   readonly #idleTtlMs: number;
   readonly #maxSessions: number;
   readonly #maxPendingApprovals: number;
@@ -228,11 +229,12 @@ export class InMemorySessionStore implements SessionStore {
    * The tenant's sessions, most recently written first: the map's own order
    * (least recently written first), walked backwards. The cursor is the
    * write number of the last session listed, so a session written since
-   * moves to the front rather than repeating on a later page.
+   * moves to the front rather than repeating on a later page; sealed for
+   * the tenant, as the number counts every tenant's writes.
    */
   listSessions({ limit, cursor, tenant }: ListSessionsOptions): SessionListPage {
     const before =
-      cursor === undefined ? Number.POSITIVE_INFINITY : decodePageCursor(cursor, ListCursorSchema);
+      cursor === undefined ? Number.POSITIVE_INFINITY : this.#cursors.open(cursor, ListCursorSchema, tenant);
     const entries = [...this.#sessions];
     const now = Date.now();
     const sessions: SessionSummary[] = [];
@@ -242,7 +244,7 @@ export class InMemorySessionStore implements SessionStore {
       if (session.writeNumber >= before || session.tenant !== (tenant ?? null) || messageCount(session) === 0)
         continue;
       if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) continue;
-      if (sessions.length === limit) return { sessions, nextCursor: encodePageCursor(lastListed) };
+      if (sessions.length === limit) return { sessions, nextCursor: this.#cursors.seal(lastListed, tenant) };
       sessions.push({ sessionId, lastActiveAt: session.lastActiveAt, messageCount: messageCount(session) });
       lastListed = session.writeNumber;
     }
