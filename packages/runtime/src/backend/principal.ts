@@ -14,16 +14,10 @@
  * - `sessions:delete`: delete sessions, and a user's data.
  * - `approvals:decide`: approve or reject (subject to the app's `approvers`).
  */
-export type KeyScope = 'chat' | 'sessions:read' | 'sessions:delete' | 'approvals:decide' | 'admin';
+export type KeyScope = (typeof KEY_SCOPES)[number];
 
 /** Every scope, for checking configuration. */
-export const KEY_SCOPES: readonly KeyScope[] = [
-  'chat',
-  'sessions:read',
-  'sessions:delete',
-  'approvals:decide',
-  'admin',
-];
+export const KEY_SCOPES = ['chat', 'sessions:read', 'sessions:delete', 'approvals:decide', 'admin'] as const;
 
 /** The scopes of a key bound to a user that names none: its own conversations, not approvals. */
 export const DEFAULT_USER_SCOPES: readonly KeyScope[] = ['chat', 'sessions:read', 'sessions:delete'];
