@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import type { App } from '../../src/app.js';
+import { createRedisStores } from '../../src/redis.js';
 import { apiKeys } from '../../src/server/auth.js';
 import { createApp, echoAgent, postJson, type TestAppOptions } from '../support/app-fixtures.js';
-import { storeSetups, useRedis } from '../support/redis.js';
+import { REDIS_URL, storeSetups, useRedis } from '../support/redis.js';
 
 const redis = useRedis();
 const setups = storeSetups(redis);
@@ -244,5 +245,42 @@ describe('API keys: hashes, expiry, rotation, scopes', () => {
     const refused = await send(ALICE);
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: { code: 'insufficient_scope', scope: 'chat' } });
+  });
+});
+
+describe('keys bound to a user, across two replicas on one Redis', () => {
+  it('confines a user to its sessions and refuses self-approval, whichever replica answers', async () => {
+    const prefix = redis.prefix();
+    const runs: string[] = [];
+    const [first, second] = [0, 1].map(() => {
+      const { app } = createApp({
+        agents: [echoAgent(), refundAgent(runs)],
+        auth: apiKeys({ keys }),
+        ...createRedisStores(REDIS_URL, { keyPrefix: prefix }),
+      });
+      apps.push(app);
+      return app;
+    }) as [App, App];
+    const send = async (app: App, key: string, path: string, body: Record<string, unknown>) => {
+      const response = await app.request(path, postJson(body, bearer(key)));
+      return { status: response.status, body: (await response.json()) as Body };
+    };
+    const bobs = await send(first, BOB, '/v1/chat', { message: 'refunds: order 1' });
+    expect(
+      (await second.request(`/v1/sessions/${bobs.body.sessionId}`, { headers: bearer(ALICE) })).status,
+    ).toBe(404);
+    const intrusion = await send(second, ALICE, '/v1/chat', {
+      sessionId: bobs.body.sessionId,
+      message: 'hi',
+    });
+    expect(intrusion.status).toBe(404);
+
+    const alices = await send(first, ALICE_DECIDES, '/v1/chat', { message: 'refunds: order 2' });
+    const path = `/v1/sessions/${alices.body.sessionId}/approvals/${alices.body.approvals[0].id}`;
+    const self = await send(second, ALICE_DECIDES, path, { decision: 'approve' });
+    expect(self.status).toBe(403);
+    expect(runs).toEqual([]);
+    expect((await send(second, CAROL, path, { decision: 'approve' })).status).toBe(200);
+    expect(runs).toEqual(['order 2']);
   });
 });
