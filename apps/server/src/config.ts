@@ -1,4 +1,5 @@
 import { ConfigurationError } from '@switchboard/core';
+import { KEY_SCOPES } from '@switchboard/runtime';
 import { z } from 'zod';
 
 const ORCHESTRATORS = ['keyword', 'round-robin', 'task', 'llm', 'supervisor', 'plan', 'meta'] as const;
@@ -54,11 +55,19 @@ const EnvSchema = z.object({
     })
     .pipe(
       z.record(
-        z.string().min(16, 'API keys must be at least 16 characters long'),
+        // A key in clear (16 characters at least), or its digest: `sha256:<64 hex digits>`.
+        z
+          .string()
+          .min(16, 'API keys must be at least 16 characters long')
+          .refine((key) => !/^sha256:/i.test(key) || /^sha256:[0-9a-f]{64}$/i.test(key), {
+            message: 'A hashed API key is sha256: followed by 64 hex digits',
+          }),
         z.object({
           tenantId: z.string().min(1),
           name: z.string().min(1).optional(),
           userId: z.string().min(1).optional(),
+          scopes: z.array(z.enum(KEY_SCOPES)).optional(),
+          expiresAt: z.iso.datetime({ offset: true }).optional(),
           requestsPerMinute: z.number().int().positive().optional(),
         }),
       ),

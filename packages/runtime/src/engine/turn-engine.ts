@@ -478,6 +478,7 @@ export class TurnEngine {
       },
     );
     turn.limits = limits;
+    turn.userId = userId;
     if (request.directCall) turn.direct = request.directCall;
     // In the same tick as the turn's first store call: with Redis, one round trip carries both.
     this.#memoryRenewal?.renew(
@@ -758,6 +759,7 @@ export class TurnEngine {
       approval.status = decision === 'approve' ? 'approved' : 'rejected';
       approval.decidedAt = isoNow();
       if (userId) approval.decidedBy = userId;
+      if (record.userId !== undefined) approval.requestedFor = record.userId;
       if (comment) approval.comment = comment;
     }
     // An expired approval still moves the turn on; the stream then ends with the expiry, not with turn-end.
