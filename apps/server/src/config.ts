@@ -120,6 +120,14 @@ const EnvSchema = z.object({
   DEMO_AGENT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
 });
 
+/** Where a problem is, for the error message; an API key (a record key of SWITCHBOARD_API_KEYS) is never named. */
+function pathOf(path: readonly PropertyKey[]): string {
+  const shown = path.map((part, index) =>
+    index === 1 && path[0] === 'SWITCHBOARD_API_KEYS' ? '<key>' : String(part),
+  );
+  return shown.join('.');
+}
+
 /** The server's configuration, read from environment variables. */
 export type ServerConfig = z.infer<typeof EnvSchema>;
 
@@ -128,9 +136,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('; ');
+    const problems = parsed.error.issues.map((issue) => `${pathOf(issue.path)}: ${issue.message}`).join('; ');
     throw new ConfigurationError({ message: `invalid configuration: ${problems}` });
   }
   if (MODEL_ORCHESTRATORS.includes(parsed.data.ORCHESTRATOR) && !parsed.data.OPENAI_API_KEY) {

@@ -37,5 +37,14 @@ describe('SWITCHBOARD_API_KEYS', () => {
     expect(read({ scopes: ['everything'] })).toThrow(/scopes/);
     expect(read({}, 'sha256:not-hex-at-all-not-hex-at-all')).toThrow(/SWITCHBOARD_API_KEYS/);
     expect(read({ expiresAt: 'next tuesday' })).toThrow(/expiresAt/);
+    // The error names where the problem is, never the key itself: it goes to logs.
+    for (const [owner, key] of [
+      [{ scopes: ['everything'] }, KEY],
+      [{}, 'sha256:not-hex-at-all-not-hex-at-all'],
+      [{ tenantId: '' }, KEY],
+    ] as const) {
+      expect(read(owner, key)).toThrow(/SWITCHBOARD_API_KEYS\.<key>/);
+      expect(read(owner, key)).not.toThrow(key);
+    }
   });
 });
