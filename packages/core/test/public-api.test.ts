@@ -18,6 +18,7 @@ import type {
   SetContentOptions,
   StepAnnotations,
   StepRecorder,
+  StoreOutcome,
   StrategyProfile,
   SwitchboardErrorOptions,
   TokenUsage,
@@ -76,6 +77,7 @@ const RUNTIME_EXPORTS = [
   'MessageItemSchema',
   'NotFoundError',
   'OrchestratorError',
+  'PendingApprovalsLimitError',
   'ROUTE_TO_USER',
   'RequestContext',
   'ServerShutdownError',
@@ -150,6 +152,7 @@ export type DocumentedTypes = [
   SetContentOptions,
   StepAnnotations,
   StepRecorder,
+  StoreOutcome,
   StrategyProfile,
   SwitchboardErrorOptions,
   TokenUsage,
@@ -180,6 +183,7 @@ const DOCUMENTED_TYPE_NAMES = [
   'SetContentOptions',
   'StepAnnotations',
   'StepRecorder',
+  'StoreOutcome',
   'StrategyProfile',
   'SwitchboardErrorOptions',
   'TokenUsage',
@@ -228,7 +232,7 @@ describe('@switchboard/core public API', () => {
     const errorClasses = Object.entries(core)
       .filter(([name]) => /^[A-Z]\w*Error$/.test(name))
       .map(([, value]) => value);
-    expect(errorClasses).toHaveLength(29);
+    expect(errorClasses).toHaveLength(30);
     const notErrors = errorClasses.filter(
       (errorClass) =>
         errorClass !== core.SwitchboardError &&
