@@ -23,6 +23,8 @@ export interface LoadOptions {
   maxRequests: number;
   /** Builds the JSON body of request number `index`, sent by connection `worker` (0 to `concurrency` - 1). */
   body: (index: number, worker: number) => string;
+  /** Extra headers on every request (e.g. `authorization`). */
+  headers?: Record<string, string>;
 }
 
 /** The median of `values` (the mean of the middle two for an even count). */
@@ -48,6 +50,7 @@ export async function runLoad({
   seconds,
   maxRequests,
   body,
+  headers = {},
 }: LoadOptions): Promise<LoadResult> {
   const target = new URL(url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(target.hostname))
@@ -71,7 +74,11 @@ export async function runLoad({
           port: target.port,
           path: target.pathname,
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+          },
         },
         (res) => {
           res.on('data', () => {});

@@ -3,7 +3,7 @@
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
 //   BENCH_ROUNDS (default 3)  rounds of the HTTP variants, each variant once per round (medians reported)
-//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, turn, fanout, churn, history, tracecost (default all)
+//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, auth, turn, fanout, churn, history, tracecost (default all)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
 //   BENCH_CHURN_TURNS (default 45000)  turns a side of the churn variant's in-process CPU measurement (bench/churn.ts)
@@ -28,7 +28,12 @@ interface Variant {
   name: string;
   script: string;
   env?: Record<string, string>;
+  /** Sent with every request of the variant's load. */
+  headers?: Record<string, string>;
 }
+
+/** The API key of the `auth` variant (a throwaway, for loopback only). */
+const BENCH_API_KEY = 'sk-bench-0123456789abcdef0123456789abcdef';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
@@ -50,6 +55,12 @@ const VARIANTS: Variant[] = [
     env: { BENCH_STORE: 'redis', REDIS_URL: redisUrl, BENCH_KEY_PREFIX: keyPrefix },
   },
   { name: 'traced', script: 'servers/switchboard.ts', env: { BENCH_TRACING: '1', BENCH_OTLP_URL: sinkUrl } },
+  {
+    name: 'auth',
+    script: 'servers/switchboard.ts',
+    env: { BENCH_API_KEY },
+    headers: { authorization: `Bearer ${BENCH_API_KEY}` },
+  },
 ];
 const wanted = (
   process.env.BENCH_VARIANTS ??
@@ -79,7 +90,8 @@ async function measure(
       });
     const body = (index: number) =>
       JSON.stringify({ message: `echo request ${index}`, sessionId: `bench-${index % 256}` });
-    await runLoad({ url: `${url}/v1/chat`, concurrency, seconds: 1, maxRequests: 200_000, body });
+    const { headers } = variant;
+    await runLoad({ url: `${url}/v1/chat`, concurrency, seconds: 1, maxRequests: 200_000, body, headers });
     const before = await probe();
     const clientBefore = process.cpuUsage();
     const result = await runLoad({
@@ -88,6 +100,7 @@ async function measure(
       seconds,
       maxRequests: 2_000_000,
       body,
+      headers,
     });
     const client = process.cpuUsage(clientBefore);
     const after = await probe();
@@ -222,6 +235,9 @@ console.log(
 );
 console.log(
   `ratio redis/memory  = ${fmt(ratio('redis', 'memory'), 2)}  (target ≥ 0.40${spread('redis', 'memory')}; Redis round trips per single-hop turn: ${fmt(roundTripsPerTurn, 2)}, target ≤ 2)`,
+);
+console.log(
+  `ratio auth/memory   = ${fmt(ratio('auth', 'memory'), 2)}  (info: requests with an API key against none${spread('auth', 'memory')})`,
 );
 console.log(
   `ratio traced/memory = ${fmt(ratio('traced', 'memory'), 2)}  (target ≥ 0.60${spread('traced', 'memory')}; ${exportRequests} OTLP export requests received)`,

@@ -1,7 +1,8 @@
 // Switchboard's POST /v1/chat: keyword routing to a trivial agent, in-memory store by default.
 // BENCH_STORE=redis uses Redis (REDIS_URL, default redis://127.0.0.1:6379) under a throwaway key prefix.
 // BENCH_TRACING=1 exports every span to a loopback OTLP sink (see BENCH_OTLP_URL).
-import { App, defineAgent } from '@switchboard/runtime';
+// BENCH_API_KEY turns API keys on, with that one key of a tenant `bench` (the `auth` variant).
+import { App, apiKeys, defineAgent } from '@switchboard/runtime';
 import { benchOrchestrator } from './orchestrator.js';
 import { reportWhenListening } from './report.js';
 import { benchStores } from './stores.js';
@@ -22,7 +23,9 @@ const other = defineAgent({
 
 const tracing = await benchTracing();
 const stores = await benchStores();
-const app = new App({ name: 'bench', agents: [echo, other], ...stores, tracing, logger: () => {} });
+const apiKey = process.env.BENCH_API_KEY;
+const auth = apiKey ? apiKeys({ keys: { [apiKey]: { tenantId: 'bench', name: 'bench' } } }) : undefined;
+const app = new App({ name: 'bench', agents: [echo, other], ...stores, tracing, auth, logger: () => {} });
 const server = await app.start(benchOrchestrator(app), { port: 0 });
 reportWhenListening(server.url);
 process.once('disconnect', () => void server.close());
