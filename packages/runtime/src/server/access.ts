@@ -144,16 +144,19 @@ export function accessControl(
         );
       return next();
     }
-    const address = addressOf(c);
-    // Checked before the key, so that a throttled address learns nothing of the keys it tries.
-    const until = throttledUntil.get(address);
-    if (until !== undefined) {
-      if (until > Date.now()) return tooManyFailures(c, until);
-      throttledUntil.delete(address);
+    // Checked before the key, so that a throttled address learns nothing of the keys it tries. The address
+    // is looked up only while some address is throttled, or on a failure: most requests never need it.
+    if (throttledUntil.size > 0) {
+      const address = addressOf(c);
+      const until = throttledUntil.get(address);
+      if (until !== undefined) {
+        if (until > Date.now()) return tooManyFailures(c, until);
+        throttledUntil.delete(address);
+      }
     }
     const principal = await auth.authenticate(c.req.raw);
     if (!principal) {
-      const throttledAt = await countFailure(address);
+      const throttledAt = await countFailure(addressOf(c));
       if (throttledAt !== undefined) return tooManyFailures(c, throttledAt);
       c.header('WWW-Authenticate', 'Bearer');
       return refuse(
