@@ -36,17 +36,22 @@ import {
   type TurnRecord,
 } from '../turns/turn-record.js';
 import { ApprovalGate, expireOverdue, isOverdue, withdraw } from './approvals.js';
+import { noteRewrites } from './decision-resolution.js';
 import type { TurnEvent } from './events.js';
 import { type GuardOutcome, Guards } from './guards.js';
 import { LeaseRenewer } from './lease-renewer.js';
+import type { LoopParts } from './loop-parts.js';
 import { MemoryRenewal } from './memory-renewal.js';
 import { Profiles } from './profiles.js';
 import { runSteps, type Steps, settled } from './steps.js';
 import { isoNow } from './timestamp.js';
 import { TraceNaming } from './trace-labels.js';
 import { TurnControl } from './turn-control.js';
-import { type LoopParts, TurnLoop } from './turn-loop.js';
+import { block, closing, finish } from './turn-ending.js';
+import { TurnLoop } from './turn-loop.js';
+import { commit } from './turn-machine.js';
 import { TurnState } from './turn-state.js';
+import { abandon, endPart, startPart } from './turn-telemetry.js';
 import type {
   ApprovalResolution,
   CancelRequest,
@@ -117,6 +122,7 @@ export class TurnEngine {
   readonly #parts: EngineParts;
   readonly #options: LoopParts['options'];
   readonly #loop: TurnLoop;
+  readonly #loopParts: LoopParts;
   readonly #guards: Guards;
   readonly #profiles: Profiles;
   readonly #requestProfiles: ReadonlySet<string>;
@@ -191,7 +197,7 @@ export class TurnEngine {
         });
     }
     this.#reviews = reviews;
-    this.#loop = new TurnLoop({
+    this.#loopParts = {
       orchestrator: parts.orchestrator,
       agents: parts.agents,
       sessions: parts.sessions,
@@ -202,7 +208,8 @@ export class TurnEngine {
       logger: parts.logger,
       metrics: parts.metrics,
       naming: parts.naming,
-    });
+    };
+    this.#loop = new TurnLoop(this.#loopParts);
     const { signal } = parts;
     const onShutdown = () => this.#renewer.abortAgents(signal.reason);
     signal.addEventListener('abort', onShutdown, { once: true });
@@ -486,7 +493,7 @@ export class TurnEngine {
     );
     // A previous turn left unfinished is settled first; twice at most (it cannot be unfinished again).
     for (let attempt = 0; ; attempt += 1) {
-      if (attempt === 0) this.#loop.startPart(turn);
+      if (attempt === 0) startPart(this.#loopParts, turn);
       const opening = sessions.openTurn(sessionId, userMessage, {
         turn: turn.snapshot(),
         limit: this.#options.historyWindow + 1,
@@ -500,7 +507,7 @@ export class TurnEngine {
       try {
         opened = yield* settled(opening);
       } catch (error) {
-        this.#loop.abandon(turn, error);
+        abandon(this.#loopParts, turn, error);
         throw this.#unknownOutcome(error, turn.turnId);
       }
       if (opened.kind === 'opened') {
@@ -520,8 +527,8 @@ export class TurnEngine {
           message: content,
           endOfMessage: true,
         });
-        if (checked?.block) return yield* this.#loop.block(turn, 'input', checked.block);
-        if (checked?.rewrites) this.#loop.noteRewrites(turn, 'input', checked.rewrites);
+        if (checked?.block) return yield* block(this.#loopParts, turn, 'input', checked.block);
+        if (checked?.rewrites) noteRewrites(turn, 'input', checked.rewrites);
         if (this.#reviews.length > 0) yield* this.#review(turn);
         return yield* this.#loop.drive(turn);
       }
@@ -541,7 +548,7 @@ export class TurnEngine {
         yield* this.#settle(opened.turn, lease, requestContext, control, policy, earlierTurnEvents);
       } catch (error) {
         // This message's own turn never started (a pending approval, a store failure while settling).
-        this.#loop.endPart(turn, { error: error instanceof Error ? error : new Error(String(error)) });
+        endPart(this.#loopParts, turn, { error: error instanceof Error ? error : new Error(String(error)) });
         throw error;
       }
     }
@@ -605,7 +612,7 @@ export class TurnEngine {
         const resumed = record.status === 'running' ? 'recovery' : 'approval';
         if (resumed === 'recovery') turn.recoveries = (turn.recoveries ?? 0) + 1;
         turn.status = 'running';
-        this.#loop.startPart(turn, resumed);
+        startPart(this.#loopParts, turn, resumed);
         turn.runtime.emit?.({
           type: 'turn-start',
           sessionId,
@@ -667,14 +674,8 @@ export class TurnEngine {
 
   /** Ends a stored turn without running it further (cancelled, or abandoned with `recovery: 'fail'`). */
   *#close(turn: TurnState, status: 'interrupted' | 'failed', error: Error): Steps<TurnResult> {
-    this.#loop.startPart(turn, status === 'interrupted' ? 'cancel' : 'recovery');
-    const { interruptedMessage, failureMessage } = this.#options;
-    return yield* this.#loop.finish(turn, {
-      status,
-      reply: status === 'interrupted' ? interruptedMessage : failureMessage,
-      error,
-      toolCallId: `${status === 'interrupted' ? 'interrupt' : 'error'}_${turn.turnId}`,
-    });
+    startPart(this.#loopParts, turn, status === 'interrupted' ? 'cancel' : 'recovery');
+    return yield* finish(this.#loopParts, turn, closing(this.#loopParts, turn, status, error));
   }
 
   /** The result of a turn that already ran for the same `Idempotency-Key` (waiting for it, or recovering it). */
@@ -707,7 +708,7 @@ export class TurnEngine {
       if (!turn) throw new NotFoundError({ resource: 'Turn', id: turnId });
       turn.limits = (record.profile && this.#profiles.get(record.profile)) || this.#profiles.default;
       turn.recoveries = (turn.recoveries ?? 0) + 1;
-      this.#loop.startPart(turn, 'recovery');
+      startPart(this.#loopParts, turn, 'recovery');
       return yield* this.#loop.drive(turn);
     }
     return resultOfRecord(sessionId, record, history, this.#options.approvalMessage);
@@ -768,11 +769,11 @@ export class TurnEngine {
     let result: TurnResult;
     if (pendingApprovals(turn).length > 0) {
       // Others still wait: store this decision and stay paused.
-      yield* settled(this.#loop.write(turn, []));
+      yield* settled(commit(turn, []));
       result = resultOfRecord(sessionId, turn.snapshot(), [], this.#options.approvalMessage);
     } else {
       turn.status = 'running';
-      this.#loop.startPart(turn, 'approval', approvalAttributes(turn.approvals ?? []));
+      startPart(this.#loopParts, turn, 'approval', approvalAttributes(turn.approvals ?? []));
       emit?.({
         type: 'turn-start',
         sessionId,
