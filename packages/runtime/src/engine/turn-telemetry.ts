@@ -72,6 +72,11 @@ export function endPart(parts: LoopParts, turn: TurnState, outcome: TurnSpanOutc
   endTurnSpan(span, outcome);
 }
 
+/** Ends the span of a part that never ran (its request was a retry of a turn that did). */
+export function dropPart(turn: TurnState): void {
+  turn.span?.end();
+}
+
 /**
  * Ends the span of a turn that stopped with an error thrown rather than an
  * ending (its store went down, its lease was lost), and counts the turn
