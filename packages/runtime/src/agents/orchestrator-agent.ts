@@ -16,7 +16,9 @@ import {
   type ToolMessage,
   validateDecision,
 } from '@switchboard/core';
-import { callStreamOf, isPausedCall, orchestratorReply, runAgentCall } from '../engine/agent-runner.js';
+import { orchestratorReply } from '../engine/agent-failure.js';
+import { isPausedCall, runAgentCall } from '../engine/agent-runner.js';
+import { callStreamOf } from '../engine/call-context.js';
 import type { TurnEvent } from '../engine/events.js';
 import { FanIn } from '../engine/fan-in.js';
 import { toRouteStep } from '../engine/route-step.js';

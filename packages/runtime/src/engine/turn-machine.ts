@@ -52,7 +52,8 @@ export function moveTo(turn: TurnState, to: TurnStatus): void {
 export function open(
   turn: TurnState,
   userMessage: UserMessage,
-  { limit, requestKey }: { limit: number; requestKey: RequestKey | undefined },
+  limit: number,
+  requestKey: RequestKey | undefined,
 ): OpenedTurn | Promise<OpenedTurn> {
   const { sessions, lease, idleTtlMs } = turn.runtime;
   const opening = sessions.openTurn(turn.sessionId, userMessage, {

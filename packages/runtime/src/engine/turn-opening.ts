@@ -155,7 +155,7 @@ export class TurnOpening {
     // A previous turn left unfinished is settled first; twice at most (it cannot be unfinished again).
     for (let attempt = 0; ; attempt += 1) {
       if (attempt === 0) startPart(loopParts, turn);
-      const opening = open(turn, userMessage, { limit: options.historyWindow + 1, requestKey });
+      const opening = open(turn, userMessage, options.historyWindow + 1, requestKey);
       let opened: Awaited<typeof opening>;
       try {
         opened = yield* settled(opening);

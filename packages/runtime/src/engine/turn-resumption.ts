@@ -7,14 +7,13 @@ import {
   TurnNotActiveError,
 } from '@switchboard/core';
 import type { SessionLease } from '../stores/session-store.js';
-import { type ApprovalRecord, isFinished, pendingApprovals, type TurnRecord } from '../turns/turn-record.js';
-import { expireOverdue, isOverdue, withdraw } from './approvals.js';
+import { isFinished, pendingApprovals, type TurnRecord } from '../turns/turn-record.js';
+import { decide, expireOverdue, isOverdue, withdraw } from './approvals.js';
 import type { TurnEvent } from './events.js';
 import type { LoopParts } from './loop-parts.js';
 import { interruption, type SessionHold } from './session-hold.js';
 import type { SessionViews } from './session-views.js';
 import { type Steps, settled } from './steps.js';
-import { isoNow } from './timestamp.js';
 import type { TurnControl } from './turn-control.js';
 import { closing, finish } from './turn-ending.js';
 import type { TurnLoop } from './turn-loop.js';
@@ -208,17 +207,4 @@ export class TurnResumption {
     control.turnId = turnId;
     return yield* this.close(turn, 'interrupted', interruption(turnId, 'cancelled'));
   }
-}
-
-/** Records a person's decision on a pending approval. */
-function decide(
-  approval: ApprovalRecord,
-  decision: ApprovalResolution['decision'],
-  userId: string | undefined,
-  comment: string | undefined,
-): void {
-  approval.status = decision === 'approve' ? 'approved' : 'rejected';
-  approval.decidedAt = isoNow();
-  if (userId) approval.decidedBy = userId;
-  if (comment) approval.comment = comment;
 }
