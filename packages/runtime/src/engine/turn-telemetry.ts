@@ -97,14 +97,29 @@ export function logFailure(parts: LoopParts, turn: TurnState, error: Error): voi
   logTurnFailure(parts.logger, error, failedTurn(turn, parts.orchestrator.name));
 }
 
-/** Starts the span of one decision, under the turn's. */
+/**
+ * Starts the span of one decision, under the turn's; `owner` names the
+ * session and user when they are not the current request's.
+ */
 export function startDecision(
-  parts: LoopParts,
+  orchestrator: string,
   turnContext: Context,
   hop: number,
   candidates: readonly string[],
+  owner?: { sessionId: string; userId?: string },
 ): Span {
-  return startDecisionSpan(turnContext, { orchestrator: parts.orchestrator.name, hop, candidates });
+  return startDecisionSpan(
+    turnContext,
+    owner
+      ? {
+          orchestrator,
+          hop,
+          candidates,
+          sessionId: owner.sessionId,
+          ...(owner.userId ? { userId: owner.userId } : {}),
+        }
+      : { orchestrator, hop, candidates },
+  );
 }
 
 /** The context the decision (and the calls it makes) run in. */
