@@ -24,6 +24,10 @@ const EnvSchema = z.object({
   REDIS_KEY_PREFIX: z.string().default('switchboard:'),
   // Compact Redis records (the default); off while replicas of the previous version share the Redis.
   REDIS_COMPACT_RECORDS: onOff('REDIS_COMPACT_RECORDS', 'on'),
+  // How long a replica's liveness key outlives its last refresh: a dead replica's sessions move on after about this.
+  REDIS_LIVENESS_TTL_MS: z.coerce.number().int().min(30).default(1_200),
+  // Start even though Redis's maxmemory-policy may evict sessions (otherwise the start-up stops).
+  SWITCHBOARD_ALLOW_EVICTION: onOff('SWITCHBOARD_ALLOW_EVICTION', 'off'),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   OPENAI_MODEL: z.string().min(1).default('gpt-4o-mini'),

@@ -22,6 +22,8 @@ const stores = config.REDIS_URL
         keyPrefix: config.REDIS_KEY_PREFIX,
         idleTtlSeconds: config.SESSION_IDLE_TTL_SECONDS,
         compactRecords: config.REDIS_COMPACT_RECORDS,
+        livenessTtlMs: config.REDIS_LIVENESS_TTL_MS,
+        allowEviction: config.SWITCHBOARD_ALLOW_EVICTION,
       }),
       storeName: `redis ${redactUrl(config.REDIS_URL)} (prefix ${config.REDIS_KEY_PREFIX})`,
     }

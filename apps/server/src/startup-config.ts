@@ -14,7 +14,11 @@ export function startupConfig(config: ServerConfig, tracing: readonly string[]):
     port: config.PORT,
     orchestrator: config.ORCHESTRATOR,
     store: config.REDIS_URL
-      ? { redisUrl: redactUrl(config.REDIS_URL), keyPrefix: config.REDIS_KEY_PREFIX }
+      ? {
+          redisUrl: redactUrl(config.REDIS_URL),
+          keyPrefix: config.REDIS_KEY_PREFIX,
+          ...(config.SWITCHBOARD_ALLOW_EVICTION ? { allowEviction: true } : {}),
+        }
       : 'in-memory',
     openai: config.OPENAI_API_KEY
       ? {

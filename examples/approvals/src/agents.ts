@@ -19,15 +19,16 @@ export function refundsAgent(payments: Payments) {
       if (amount <= APPROVAL_LIMIT) return false;
       return { required: true, risk: 'high', reason: `refund of ${amount} is over ${APPROVAL_LIMIT}` };
     },
-    async run(_message, { toolCall }) {
+    async run(_message, { toolCall, idempotencyKey }) {
       const { orderId, amount } = RefundInput.parse(toolCall.input);
       const order = findOrder(orderId);
       if (!order) return `There is no order ${orderId}.`;
       if (amount > order.total) {
         return `Order ${orderId} was ${formatAmount(order.total)}: I cannot refund ${formatAmount(amount)}.`;
       }
-      // Keyed on the call: if the call runs again (a turn recovered after a crash), nobody is paid twice.
-      await payments.refund({ idempotencyKey: toolCall.id, orderId, amount });
+      // The same key for every run of this call: if it runs again (an approved refund whose replica died is
+      // run again on recovery, at least once), nobody is paid twice.
+      await payments.refund({ idempotencyKey, orderId, amount });
       return `Refunded ${formatAmount(amount)} on order ${orderId} (${order.item}).`;
     },
   });

@@ -52,9 +52,9 @@ describe('approvals example over HTTP, in memory', () => {
     post(`/v1/sessions/${sessionId}/approvals/${approvalId}`, decision);
   const readSession = async (sessionId: string) =>
     (await (await fetch(`${server.url}/v1/sessions/${sessionId}`)).json()) as SessionBody;
-  /** The refund requests the payment provider received for one call. */
+  /** The refund requests the payment provider received for one call (its key ends with the call's id). */
   const refundsOf = (toolCallId: string) =>
-    payments.requests.filter((request) => request.idempotencyKey === toolCallId);
+    payments.requests.filter((request) => request.idempotencyKey.endsWith(`/${toolCallId}`));
 
   it('makes a small refund at once', async () => {
     const session = newSession();
@@ -102,7 +102,8 @@ describe('approvals example over HTTP, in memory', () => {
       reply: 'Refunded 250.00 on order 42 (espresso machine).',
     });
     expect(refundsOf(approval!.toolCallId)).toEqual([
-      { idempotencyKey: approval!.toolCallId, orderId: '42', amount: 250 },
+      // ctx.idempotencyKey: the turn and the call, the same for every run of this call.
+      { idempotencyKey: `${paused.body.turnId}/${approval!.toolCallId}`, orderId: '42', amount: 250 },
     ]);
 
     // Approving twice neither runs the refund again nor changes the answer.

@@ -29,6 +29,7 @@ export {
   ServerShutdownError,
   SessionBusyError,
   type SessionBusyErrorOptions,
+  type StoreOutcome,
   StoreUnavailableError,
   SwitchboardError,
   type SwitchboardErrorOptions,

@@ -8,5 +8,5 @@
  */
 export { type A2aAgentOptions, a2aAgent } from './a2a/a2a-agent.js';
 export { buildAgentCard } from './a2a/a2a-card.js';
+export type { A2aCardFields, A2aOptions, A2aSkillFields } from './a2a/a2a-options.js';
 export { TASK_STATE_BY_TURN_STATUS, taskIdOf, turnOfTaskId } from './a2a/a2a-task.js';
-export type { A2aCardFields, A2aOptions, A2aSkillFields } from './server/a2a-mount.js';

@@ -12,7 +12,9 @@ import {
   ValidationError,
 } from '@switchboard/core';
 import type { Hono } from 'hono';
+import type { A2aOptions } from './a2a/a2a-options.js';
 import { type Agent, agentMeta } from './agents/agent.js';
+import type { AuthOptions } from './backend/principal.js';
 import type { TurnEvent } from './engine/events.js';
 import { TraceNaming } from './engine/trace-labels.js';
 import {
@@ -28,9 +30,7 @@ import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from '.
 import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
 import { type AppMetrics, appMetrics, type MetricsOptions } from './metrics/prometheus-metrics.js';
 import { isPromiseLike } from './promise-like.js';
-import type { A2aOptions } from './server/a2a-mount.js';
 import type { RateLimitOptions } from './server/access.js';
-import type { AuthOptions } from './server/auth.js';
 import type { ConsoleOptions } from './server/console-ui.js';
 import { type CorsOptions, checkCorsOptions } from './server/cors.js';
 import type { DocsOptions } from './server/docs-ui.js';
@@ -43,6 +43,7 @@ import { memoryNamespace, userSessionsNamespace } from './stores/memory-binding.
 import type { MemoryStore } from './stores/memory-store.js';
 import { InMemoryRateLimiter, type RateLimiter } from './stores/rate-limiter.js';
 import type { SessionStore } from './stores/session-store.js';
+import { checkStoresAtStart, storeWarnings } from './stores/store-settings.js';
 import { tenantSessions } from './stores/tenant-sessions.js';
 
 /** Something to flush and shut down with the app, such as the handle returned by `setupTracing()`. */
@@ -444,12 +445,17 @@ export class App {
     return { deletedSessions };
   }
 
-  /** Mounts the orchestrator and listens for HTTP requests. */
+  /**
+   * Mounts the orchestrator, checks the stores' settings (a Redis that may
+   * evict keys fails the start with a `ConfigurationError`) and listens for
+   * HTTP requests.
+   */
   async start(
     orchestrator: OrchestratorInput,
     { port = 3000, host = '127.0.0.1' }: StartOptions = {},
   ): Promise<ServerHandle> {
     this.mount(orchestrator);
+    await checkStoresAtStart(this.sessions, this.memory, this.logger);
     const { server, address } = await new Promise<{
       server: ReturnType<typeof serve>;
       address: { port: number };
@@ -534,8 +540,14 @@ export class App {
     return work;
   }
 
-  async #checkReady(): Promise<void> {
+  /** Throws unless the app can serve; resolves to the stores' warnings (see {@link storeWarnings}). */
+  async #checkReady(): Promise<readonly string[]> {
     if (this.#closing) throw new Error('The server is shutting down');
-    await Promise.all([this.sessions.ping?.(), this.memory.ping?.()]);
+    const [warnings] = await Promise.all([
+      storeWarnings(this.sessions, this.memory),
+      this.sessions.ping?.(),
+      this.memory.ping?.(),
+    ]);
+    return warnings;
   }
 }

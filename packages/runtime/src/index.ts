@@ -1,12 +1,13 @@
-export {
-  type Agent,
-  type AgentContext,
-  type AgentDefinition,
-  type AgentReply,
-  type AgentReplyWithMetadata,
-  agentMeta,
-  defineAgent,
-} from './agents/agent.js';
+export type { A2aCardFields, A2aOptions, A2aSkillFields } from './a2a/a2a-options.js';
+export { type AgentDefinition, agentMeta, defineAgent } from './agents/agent.js';
+export type {
+  Agent,
+  AgentContext,
+  AgentReply,
+  AgentReplyWithMetadata,
+  ApprovalRequirement,
+  ApprovalRule,
+} from './agents/agent-contract.js';
 export {
   type AgentApprovalDecision,
   type AgentApprovalRequest,
@@ -65,7 +66,7 @@ export {
   type StartOptions,
   sessionIdForKey,
 } from './app.js';
-export type { ApprovalRequirement, ApprovalRule } from './engine/approvals.js';
+export type { AuthOptions, Principal } from './backend/principal.js';
 export type { TurnEvent, TurnEventType } from './engine/events.js';
 export type {
   ApprovalResolution,
@@ -80,16 +81,13 @@ export * from './guardrails/index.js';
 export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
 export { METER_NAME } from './metrics/engine-metrics.js';
 export type { MetricsOptions, OtlpMetricsOptions } from './metrics/prometheus-metrics.js';
-export type { A2aCardFields, A2aOptions, A2aSkillFields } from './server/a2a-mount.js';
 export type { RateLimitOptions } from './server/access.js';
 export {
   type ApiKeyOwner,
   type ApiKeysOptions,
-  type AuthOptions,
   apiKeys,
   bearerToken,
   DEFAULT_PUBLIC_ROUTES,
-  type Principal,
 } from './server/auth.js';
 export type { ConsoleOptions } from './server/console-ui.js';
 export type { CorsOptions } from './server/cors.js';

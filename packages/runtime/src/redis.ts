@@ -39,6 +39,8 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   windowCacheChars?: RedisSessionStoreOptions['windowCacheChars'];
   /** See {@link RedisSessionStoreOptions.compactRecords}. */
   compactRecords?: RedisSessionStoreOptions['compactRecords'];
+  /** See {@link RedisSessionStoreOptions.livenessTtlMs}. */
+  livenessTtlMs?: RedisSessionStoreOptions['livenessTtlMs'];
   /** See {@link RedisMemoryStoreOptions.maxUpdateAttempts}. */
   maxUpdateAttempts?: RedisMemoryStoreOptions['maxUpdateAttempts'];
 }
@@ -56,7 +58,9 @@ export interface RedisStores {
  * connection. From a URL, options or a Redis Cluster's nodes, they share a
  * new client that the last `close()` quits; a client or `Cluster` you pass
  * stays yours to quit. On a Cluster every script touches the keys of one
- * session (one hash tag, so one slot).
+ * session (one hash tag, so one slot). Redis must run with
+ * `maxmemory-policy noeviction`: `app.start()` and `/readyz` fail otherwise,
+ * unless `allowEviction` (see {@link RedisStoreOptions.allowEviction}).
  *
  * @example
  * ```ts
@@ -74,7 +78,9 @@ export function createRedisStores(
     idleTtlSeconds,
     windowCacheChars,
     compactRecords,
+    livenessTtlMs,
     maxUpdateAttempts,
+    allowEviction,
   }: RedisStoresOptions = {},
 ): RedisStores {
   let shared = existingClient(source);
@@ -89,8 +95,15 @@ export function createRedisStores(
       idleTtlSeconds,
       windowCacheChars,
       compactRecords,
+      livenessTtlMs,
+      allowEviction,
     }),
-    memoryStore: new RedisMemoryStore(shared, { keyPrefix, commandTimeoutMs, maxUpdateAttempts }),
+    memoryStore: new RedisMemoryStore(shared, {
+      keyPrefix,
+      commandTimeoutMs,
+      maxUpdateAttempts,
+      allowEviction,
+    }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
   };
 }

@@ -64,7 +64,8 @@ function contextOf(conversation: Conversation): AgentContext {
     signal,
     memory: (scope) => bindMemory(store, scope, 'session:s'),
   });
-  return { signal, toolCall: toolCall('agent', 'task'), conversation, request };
+  const call = toolCall('agent', 'task');
+  return { signal, toolCall: call, conversation, request, idempotencyKey: `turn/${call.id}` };
 }
 
 /** Runs the agent and collects its deltas and the metadata its stream returns. */

@@ -22,7 +22,13 @@ export function agentContext(signal: AbortSignal = new AbortController().signal)
       throw new Error('no memory in this test');
     },
   });
-  return { signal, toolCall: call, conversation, request };
+  return {
+    signal,
+    toolCall: call,
+    conversation,
+    request,
+    idempotencyKey: `${conversation.turnId}/${call.id}`,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { A2A_PROTOCOL_VERSION, AgentCard } from '@a2a-js/sdk';
-import type { A2aCardFields } from '../server/a2a-mount.js';
-import type { ServerBackend } from '../server/routes.js';
+import type { ServerBackend } from '../backend/server-backend.js';
+import type { A2aCardFields } from './a2a-options.js';
 
 /** The agent card of the app: who it is, where its endpoint is, what its agents do, how to authenticate. */
 export function buildAgentCard(

@@ -9,10 +9,10 @@ import {
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
-import type { A2aCaller, A2aOptions } from '../server/a2a-mount.js';
-import type { ServerBackend } from '../server/routes.js';
+import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import { buildAgentCard } from './a2a-card.js';
 import { a2aErrorOf } from './a2a-errors.js';
+import type { A2aOptions } from './a2a-options.js';
 import { CALLER_KEY, SwitchboardA2aHandler } from './a2a-request-handler.js';
 
 /** The two A2A routes' handlers. */
@@ -20,7 +20,7 @@ export interface A2aEndpoint {
   /** `GET /.well-known/agent-card.json`. */
   card(c: Context): Response;
   /** `POST <path>`: one JSON-RPC request, answered with JSON or, for a stream, Server-Sent Events. */
-  rpc(c: Context, caller: A2aCaller): Promise<Response>;
+  rpc(c: Context, caller: Caller): Promise<Response>;
 }
 
 type JsonRpcReply = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };

@@ -1,6 +1,6 @@
 import { A2AError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { type SwitchboardError, SwitchboardError as SwitchboardErrorBase } from '@switchboard/core';
-import { publicErrorOf } from '../server/http-errors.js';
+import { publicErrorOf } from '../backend/public-error.js';
 
 /** What an A2A client reads for an unexpected error: never its text, which may name hosts or internals. */
 const INTERNAL_MESSAGE = 'Internal server error';

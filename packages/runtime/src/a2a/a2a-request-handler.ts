@@ -22,18 +22,17 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { createSecretId, type MessageItem, TurnNotActiveError } from '@switchboard/core';
 import { z } from 'zod';
+import { SessionIdSchema, TurnIdSchema } from '../backend/request-schemas.js';
+import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import { outcomeOf, startTurn } from '../backend/turn-events.js';
 import type { TurnEvent } from '../engine/events.js';
-import type { ApprovalResolution, TurnRequest, TurnResult } from '../engine/turn-engine.js';
-import type { A2aCaller } from '../server/a2a-mount.js';
-import type { ServerBackend } from '../server/routes.js';
-import { SessionIdSchema, TurnIdSchema } from '../server/schemas.js';
-import { outcomeOf, startTurn } from '../server/turn-events.js';
+import type { ApprovalResolution, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import { isFinished, pendingApprovals, type TurnRecord } from '../turns/turn-record.js';
 import { a2aErrorOf } from './a2a-errors.js';
 import { a2aMessage, dataOf, textOf, textPart } from './a2a-parts.js';
 import { answerArtifact, statusOf, taskIdOf, taskOf, turnOfTaskId } from './a2a-task.js';
 
-/** The key of the {@link A2aCaller} in `ServerCallContext.state`. */
+/** The key of the {@link Caller} in `ServerCallContext.state`. */
 export const CALLER_KEY = 'switchboard.caller';
 
 /** A message's answer to one pending approval: `{ approvalId, decision, comment? }` in a data part. */
@@ -360,8 +359,8 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
 const RECENT_MESSAGES = 500;
 
 /** The caller the route stored on the call context. */
-function callerOf(context: ServerCallContext): A2aCaller {
-  return (context.state.get(CALLER_KEY) as A2aCaller | undefined) ?? { requestId: createSecretId('req') };
+function callerOf(context: ServerCallContext): Caller {
+  return (context.state.get(CALLER_KEY) as Caller | undefined) ?? { requestId: createSecretId('req') };
 }
 
 function parseContextId(contextId: string): string {

@@ -1,6 +1,6 @@
 import { AgentError, ValidationError } from '@switchboard/core';
 import { z } from 'zod';
-import type { AgentContext, AgentReply, AgentReplyWithMetadata } from './agent.js';
+import type { AgentContext, AgentReply, AgentReplyWithMetadata } from './agent-contract.js';
 
 /** An orchestrator's call that the agent's `input` schema refused: the agent never ran. */
 export class AgentInputError extends AgentError {

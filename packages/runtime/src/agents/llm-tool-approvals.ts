@@ -1,6 +1,5 @@
 import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions';
-import type { ApprovalRequirement } from '../engine/approvals.js';
-import type { AgentContext } from './agent.js';
+import type { AgentContext, ApprovalRequirement } from './agent-contract.js';
 import type { AgentApprovalRequest } from './agent-pause.js';
 import type { LlmTool } from './llm-tool.js';
 import { parseArguments } from './llm-tool-runner.js';

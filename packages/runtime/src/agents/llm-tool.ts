@@ -1,8 +1,7 @@
 import { ConfigurationError } from '@switchboard/core';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import type { ApprovalRequirement } from '../engine/approvals.js';
-import type { AgentContext } from './agent.js';
+import type { AgentContext, ApprovalRequirement } from './agent-contract.js';
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface LlmToolContext {

@@ -24,7 +24,7 @@ import { hops, type LoopHost, type LoopTurn } from '../engine/turn-loop.js';
 import { type NextStep, RUN_AGAIN } from '../engine/turn-machine.js';
 import { DecisionNotes } from '../engine/turn-state.js';
 import type { InnerStep } from '../turns/turn-record.js';
-import type { Agent, AgentContext, AgentReplyWithMetadata } from './agent.js';
+import type { Agent, AgentContext, AgentReplyWithMetadata } from './agent-contract.js';
 
 /** A nested call that would go deeper than its orchestrator agent's `maxDepth`. */
 export class NestingDepthError extends AgentError {

@@ -1,4 +1,4 @@
-import type { AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
+import type { AgentReply, AgentReplyWithMetadata } from '../agents/agent-contract.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { AgentAbort } from './agent-abort.js';
 import type { TurnControl } from './turn-control.js';

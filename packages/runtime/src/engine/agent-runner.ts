@@ -8,7 +8,7 @@ import {
   type ToolCall,
   type ToolMessage,
 } from '@switchboard/core';
-import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '../agents/agent.js';
+import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '../agents/agent-contract.js';
 import { AgentPause, type AgentResume } from '../agents/agent-pause.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';

@@ -5,40 +5,11 @@ import {
   type ToolCall,
   type ToolMessage,
 } from '@switchboard/core';
-import type { Agent } from '../agents/agent.js';
+import type { Agent, ApprovalRequirement, ApprovalRule } from '../agents/agent-contract.js';
 import type { AgentApprovalDecision, AgentPause, AgentResume } from '../agents/agent-pause.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { ApprovalRecord, ApprovalRisk } from '../turns/turn-record.js';
 import { isoNow } from './timestamp.js';
-
-/** What an approval rule or policy answers for one call: approval needed or not, how risky, and why. */
-export interface ApprovalRequirement {
-  required: boolean;
-  /** Default `medium`. */
-  risk?: ApprovalRisk;
-  /** Shown to the person who decides. */
-  reason?: string;
-  /** Overrides the app's `approvalTtlSeconds` for this approval (`null`: never expires). */
-  ttlSeconds?: number | null;
-}
-
-/**
- * Decides whether one call needs a person's approval. It sees the call (its
- * `message` and structured `input`) and the request's context (user, tenant,
- * memory). `true` means "required, medium risk".
- *
- * @example
- * ```ts
- * const refundsOver100: ApprovalRule = (call) =>
- *   (call.input as { amount: number }).amount > 100
- *     ? { required: true, risk: 'high', reason: 'refund over 100' }
- *     : false;
- * ```
- */
-export type ApprovalRule = (
-  call: ToolCall,
-  context: RequestContext,
-) => boolean | ApprovalRequirement | Promise<boolean | ApprovalRequirement>;
 
 /** Who asked for an approval. */
 type Source = ApprovalRecord['requestedBy'];

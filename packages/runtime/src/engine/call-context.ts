@@ -1,5 +1,5 @@
 import type { Conversation, RequestContext, ToolCall } from '@switchboard/core';
-import type { AgentContext } from '../agents/agent.js';
+import type { AgentContext } from '../agents/agent-contract.js';
 import type { AgentResume } from '../agents/agent-pause.js';
 import type { AgentAbort } from './agent-abort.js';
 import type { TurnEvent } from './events.js';
@@ -50,5 +50,9 @@ export class CallContext implements AgentContext {
 
   get signal(): AbortSignal {
     return this.#abort.signal;
+  }
+
+  get idempotencyKey(): string {
+    return `${this.conversation.turnId}/${this.toolCall.id}`;
   }
 }

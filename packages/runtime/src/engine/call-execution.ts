@@ -7,7 +7,7 @@ import {
   type ToolCall,
   type ToolMessage,
 } from '@switchboard/core';
-import type { Agent } from '../agents/agent.js';
+import type { Agent } from '../agents/agent-contract.js';
 import type { AgentResume } from '../agents/agent-pause.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { InnerStep, StepCall } from '../turns/turn-record.js';

@@ -1,5 +1,5 @@
 import type { Orchestrator } from '@switchboard/core';
-import type { Agent } from '../agents/agent.js';
+import type { Agent } from '../agents/agent-contract.js';
 import type { Logger } from '../logging/logger.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import type { SessionStore } from '../stores/session-store.js';

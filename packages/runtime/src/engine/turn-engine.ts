@@ -1,5 +1,5 @@
 import { createId, type Orchestrator, RequestContext } from '@switchboard/core';
-import type { Agent } from '../agents/agent.js';
+import type { Agent } from '../agents/agent-contract.js';
 import type { Logger } from '../logging/logger.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';

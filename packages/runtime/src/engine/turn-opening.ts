@@ -317,6 +317,8 @@ function fingerprint({ message, userId, metadata }: TurnRequest): string {
 /** A store failure while opening: the turn may have been stored even though the reply was lost. */
 function unknownOutcome(error: unknown, turnId: string): unknown {
   if (!StoreUnavailableError.isInstance(error)) return error;
+  // Never sent, or refused by Redis before it wrote: the opening stored nothing, so no turn to ask about.
+  if ((error as StoreUnavailableError).outcome === 'not_stored') return error;
   return new StoreUnavailableError({
     message: (error as Error).message,
     cause: error,

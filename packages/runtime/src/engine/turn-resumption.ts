@@ -86,15 +86,21 @@ export class TurnResumption {
 
   /**
    * Runs a loaded turn on, as a new part of it: after its approvals were
-   * decided, or (`recovery`) after the replica that ran it stopped.
+   * decided, or (`recovery`) after the replica that ran it stopped. With
+   * `storeFirst`, the turn (running, with its approvals' decisions) is
+   * stored before anything runs: a crash while an approved call runs leaves
+   * it approved (recovery runs it again, asking nobody), and no rejection
+   * can land on a call that ran.
    */
   *resume(
     turn: TurnState,
     resumed: 'approval' | 'recovery',
     attributes?: Record<string, string>,
+    storeFirst = false,
   ): Steps<TurnResult> {
     if (resumed === 'recovery') turn.recoveries = (turn.recoveries ?? 0) + 1;
     moveTo(turn, 'running');
+    if (storeFirst) yield* settled(commit(turn, []));
     startPart(this.#parts.loopParts, turn, resumed, attributes);
     emitTurnStart(turn, resumed);
     return yield* this.#parts.loop.drive(turn);
@@ -160,7 +166,7 @@ export class TurnResumption {
       yield* settled(commit(turn, []));
       result = resultOfRecord(sessionId, turn.snapshot(), [], loopParts.options.approvalMessage);
     } else {
-      result = yield* this.resume(turn, 'approval', approvalAttributes(turn.approvals ?? []));
+      result = yield* this.resume(turn, 'approval', approvalAttributes(turn.approvals ?? []), true);
     }
     if (expired) {
       const error = new ApprovalExpiredError({ approvalId, expiresAt: approval.expiresAt ?? '' });

@@ -1,7 +1,7 @@
 import type { StrategyProfile, TokenUsage } from '@switchboard/core';
+import type { ApprovalRule } from '../agents/agent-contract.js';
 import type { ConversationReview, Guardrail } from '../guardrails/guardrail.js';
 import type { ApprovalRecord, RouteStep, TurnStatus } from '../turns/turn-record.js';
-import type { ApprovalRule } from './approvals.js';
 import type { TurnEvent } from './events.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentMeta } from '@switchboard/core';
-import { SessionIdSchema } from '../server/schemas.js';
+import { SessionIdSchema } from '../backend/request-schemas.js';
 
 /** What a call of an agent tool asks for: the turn's message, its input, its session. */
 export interface AgentToolCall {

@@ -8,15 +8,15 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { type AgentMeta, createSecretId } from '@switchboard/core';
 import { z } from 'zod';
-import type { TurnRequest, TurnResult } from '../engine/turn-engine.js';
-import type { McpCaller } from '../server/mcp-mount.js';
-import type { ServerBackend } from '../server/routes.js';
-import { SessionIdSchema, TurnStatusSchema } from '../server/schemas.js';
+import { SessionIdSchema } from '../backend/request-schemas.js';
+import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import type { TurnRequest, TurnResult } from '../engine/turn-types.js';
+import { TurnStatusSchema } from '../turns/turn-schemas.js';
 import { type AgentTool, type AgentToolCall, agentTool } from './mcp-agent-tools.js';
 
 /** Serves one MCP request (a POST of JSON-RPC). */
 export interface McpEndpoint {
-  handle(request: Request, caller: McpCaller): Promise<Response>;
+  handle(request: Request, caller: Caller): Promise<Response>;
 }
 
 const SERVER_INFO = { name: 'switchboard', version: '0.1.0' };
@@ -74,7 +74,7 @@ export function createMcpEndpoint(
     return { isError: true, content: [{ type: 'text', text: `Invalid arguments: ${issues.join('; ')}` }] };
   }
 
-  async function chat(args: unknown, caller: McpCaller): Promise<CallToolResult> {
+  async function chat(args: unknown, caller: Caller): Promise<CallToolResult> {
     const parsed = ChatInputSchema.safeParse(args ?? {});
     if (!parsed.success) {
       return invalid(
@@ -87,7 +87,7 @@ export function createMcpEndpoint(
   /** Runs the turn of a tool call: the orchestrator's, or, with `agent`, one that calls that agent directly. */
   async function run(
     { message, sessionId, agent, input }: Partial<AgentToolCall> & { message: string; sessionId?: string },
-    caller: McpCaller,
+    caller: Caller,
   ): Promise<CallToolResult> {
     if (backend.isClosing())
       return { isError: true, content: [{ type: 'text', text: 'The server is shutting down' }] };
@@ -116,7 +116,7 @@ export function createMcpEndpoint(
     };
   }
 
-  function server(caller: McpCaller): Server {
+  function server(caller: Caller): Server {
     const mcp = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
     mcp.setRequestHandler(CallToolRequestSchema, async ({ params }) => {

@@ -1,73 +1,14 @@
 import { ConfigurationError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
+import type { A2aOptions } from '../a2a/a2a-options.js';
+import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import { checkMountPath, requirePeer } from './mount-checks.js';
-import type { ServerBackend } from './routes.js';
-
-/** One skill on the agent card (A2A's `AgentSkill`, as JSON). */
-export interface A2aSkillFields {
-  id: string;
-  name: string;
-  description: string;
-  tags?: string[];
-  examples?: string[];
-}
-
-/**
- * Fields of the A2A agent card that replace what the app would publish:
- * by default the app's name, a description naming its agents, one skill
- * per agent, version `1.0.0`.
- */
-export interface A2aCardFields {
-  name?: string;
-  description?: string;
-  version?: string;
-  provider?: { organization: string; url: string };
-  documentationUrl?: string;
-  iconUrl?: string;
-  skills?: A2aSkillFields[];
-}
-
-/**
- * Serves the app's orchestrator as an A2A agent (protocol 1.0, JSON-RPC
- * binding): the agent card at `GET /.well-known/agent-card.json` (public,
- * also with `auth`; it then names the Bearer scheme) and `SendMessage` /
- * `SendStreamingMessage` / `GetTask` / `CancelTask` at `POST <path>`
- * (behind `auth` like every route). Needs the `@a2a-js/sdk` package (an
- * optional peer dependency), loaded on the first A2A request.
- *
- * @example
- * ```ts
- * new App({ name: 'desk', agents, a2a: true });
- * new App({ name: 'desk', agents, a2a: { publicUrl: 'https://desk.example.com', card: { version: '2.1.0' } } });
- * ```
- */
-export interface A2aOptions {
-  /** Where the JSON-RPC endpoint is served (default `/a2a`). */
-  path?: string;
-  /**
-   * The URL clients reach the app at, e.g. `https://desk.example.com`; the
-   * card's endpoint URL starts with it. Default: the origin the card was
-   * asked for at (the host the client used), which a proxy may rewrite.
-   */
-  publicUrl?: string;
-  /** Card fields that replace the defaults. */
-  card?: A2aCardFields;
-}
-
-/** Who an A2A request acts for, as the other routes work it out. */
-export interface A2aCaller {
-  tenantId?: string;
-  keyName?: string;
-  userId?: string;
-  requestId: string;
-  depth?: number;
-}
 
 /** What the A2A routes share with the other routes. */
 export interface A2aMountSettings {
   limited: (handler: (c: Context) => Promise<Response>) => (c: Context) => Promise<Response>;
   maxMessageLength: number;
-  callerOf: (c: Context) => A2aCaller;
+  callerOf: (c: Context) => Caller;
 }
 
 /** The path of the agent card, fixed by the A2A specification. */

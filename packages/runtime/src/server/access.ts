@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import type { AuthOptions, Principal } from '../backend/principal.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
-import { type AuthOptions, DEFAULT_PUBLIC_ROUTES, isPublicRoute, type Principal } from './auth.js';
+import { DEFAULT_PUBLIC_ROUTES, isPublicRoute } from './auth.js';
 import { errorResponse } from './http-errors.js';
 
 /** The app's rate limit: requests per minute per API key (a key's own limit overrides it). */

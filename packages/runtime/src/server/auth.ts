@@ -1,17 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConfigurationError } from '@switchboard/core';
-
-/** Who a request acts for, once authenticated. */
-export interface Principal {
-  /** Sessions, memory and rate limits are scoped to it. */
-  tenantId: string;
-  /** The key's name, for logs and traces (never the key itself). */
-  keyName?: string;
-  /** When the key belongs to one user: the user every request of the key acts as. */
-  userId?: string;
-  /** This key's own rate limit, overriding the app's `rateLimit`. */
-  requestsPerMinute?: number;
-}
+import type { AuthOptions, Principal } from '../backend/principal.js';
 
 /** The routes open without a key by default: health, the API document and docs, the console, the agent card. */
 export const DEFAULT_PUBLIC_ROUTES: readonly string[] = [
@@ -22,22 +11,6 @@ export const DEFAULT_PUBLIC_ROUTES: readonly string[] = [
   '/console',
   '/.well-known/agent-card.json',
 ];
-
-/**
- * How the server authenticates requests. With it, every route but
- * `publicRoutes` needs a credential; a request `authenticate` does not
- * accept gets 401.
- */
-export interface AuthOptions {
-  /** The principal of the request (usually from `Authorization: Bearer …`), or undefined to refuse it. */
-  authenticate(request: Request): Principal | undefined | Promise<Principal | undefined>;
-  /**
-   * Paths served without a credential: an entry matches the path itself and
-   * everything below it (`/console` covers `/console/app.js`). Default
-   * {@link DEFAULT_PUBLIC_ROUTES}.
-   */
-  publicRoutes?: readonly string[];
-}
 
 /** One API key's owner, as given to {@link apiKeys}. */
 export interface ApiKeyOwner {

@@ -1,11 +1,11 @@
 import { createId } from '@switchboard/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { outcomeOf, type StartedTurn, startTurn } from '../backend/turn-events.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { TurnResult } from '../engine/turn-engine.js';
 import { logTurnFailure } from '../logging/turn-failure.js';
 import { holdRequestLog, type RequestFacts, requestIdOf, requestLoggerOf } from './request-log.js';
-import { outcomeOf, type StartedTurn, startTurn } from './turn-events.js';
 
 /**
  * The request line of a streamed turn waits for the turn's end, to carry its

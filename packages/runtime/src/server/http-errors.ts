@@ -3,25 +3,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
-
-const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
-  validation_error: 400,
-  not_found: 404,
-  session_busy: 409,
-  approval_pending: 409,
-  approval_resolved: 409,
-  approval_expired: 409,
-  turn_not_active: 409,
-  payload_too_large: 413,
-  idempotency_key_reused: 422,
-  store_unavailable: 503,
-  shutting_down: 503,
-};
-
-/** What a client reads for a store outage: never the store's address or its error text. */
-const STORE_UNAVAILABLE_MESSAGE = 'The session store is unavailable; try again shortly';
-const UNKNOWN_OUTCOME_MESSAGE =
-  'The session store stopped answering while the message was being stored: it may or may not have been processed. Retry with the same Idempotency-Key to get its result without running it twice';
+import { publicErrorOf } from '../backend/public-error.js';
 
 /** Writes the JSON error body every route uses. */
 export function errorResponse(
@@ -36,53 +18,6 @@ export function errorResponse(
   if (issues?.length) error.issues = [...issues];
   if (extra) Object.assign(error, extra);
   return c.json({ error }, status);
-}
-
-/** The fields beside code and message that tell a client what to do next. */
-function extraFields(error: SwitchboardError): Record<string, unknown> | undefined {
-  const fields = error as SwitchboardError & {
-    approvalIds?: readonly string[];
-    turnId?: string;
-    outcome?: string;
-  };
-  if (error.code === 'approval_pending')
-    return { approvalIds: [...(fields.approvalIds ?? [])], turnId: fields.turnId };
-  if (error.code === 'store_unavailable' && fields.outcome) {
-    return { outcome: fields.outcome, turnId: fields.turnId };
-  }
-  return undefined;
-}
-
-/** What a client is told of a Switchboard error (see {@link publicErrorOf}). */
-export interface PublicError {
-  status: ContentfulStatusCode;
-  code: string;
-  message: string;
-  issues?: readonly string[];
-  extra?: Record<string, unknown>;
-}
-
-/**
- * The one policy for what a client learns of a Switchboard error, on every
- * protocol: user errors keep their message; a store outage says so without
- * naming the store (unless `exposeDetails`); anything else is an internal
- * error without its text. Errors of 5xx are logged, except a shutdown.
- */
-export function publicErrorOf(
-  known: SwitchboardError,
-  log: (error: unknown) => void,
-  exposeDetails = false,
-): PublicError {
-  const status = STATUS_BY_CODE[known.code] ?? (known.kind === 'user' ? 400 : 500);
-  // A store outage is logged too (its detail names the store, which clients never see); a shutdown is not.
-  if (status >= 500 && known.code !== 'shutting_down') log(known);
-  const issues = ValidationError.isInstance(known) ? (known as ValidationError).issues : undefined;
-  let message = status === 500 ? 'Internal server error' : known.message;
-  if (known.code === 'store_unavailable' && !exposeDetails) {
-    // The store's own text names its host and port.
-    message = (known as { outcome?: string }).outcome ? UNKNOWN_OUTCOME_MESSAGE : STORE_UNAVAILABLE_MESSAGE;
-  }
-  return { status, code: known.code, message, issues, extra: extraFields(known) };
 }
 
 /**
@@ -100,6 +35,7 @@ export function handleError(
       error as SwitchboardError,
       (logged) => log(logged, c),
       exposeDetails,
+      c.req.header('idempotency-key') !== undefined,
     );
     return errorResponse(c, status, code, message, issues, extra);
   }

@@ -1,9 +1,9 @@
 import { type AgentMeta, ConfigurationError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
+import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import type { CorsOptions } from './cors.js';
 import { errorResponse } from './http-errors.js';
 import { checkMountPath, requirePeer } from './mount-checks.js';
-import type { ServerBackend } from './routes.js';
 
 /**
  * Serves the app over the Model Context Protocol (streamable HTTP, stateless)
@@ -33,20 +33,11 @@ export interface McpOptions {
   exposeAgents?: boolean | readonly string[];
 }
 
-/** Who an MCP request acts for, as the other routes work it out. */
-export interface McpCaller {
-  tenantId?: string;
-  keyName?: string;
-  userId?: string;
-  requestId: string;
-  depth?: number;
-}
-
 /** What the MCP route shares with the other routes. */
 export interface McpMountSettings {
   limited: (handler: (c: Context) => Promise<Response>) => (c: Context) => Promise<Response>;
   maxMessageLength: number;
-  callerOf: (c: Context) => McpCaller;
+  callerOf: (c: Context) => Caller;
   cors?: CorsOptions;
 }
 

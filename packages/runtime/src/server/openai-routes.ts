@@ -1,5 +1,6 @@
 import { createSecretId } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
+import type { ServerBackend } from '../backend/server-backend.js';
 import type { TurnRequest } from '../engine/turn-engine.js';
 import { isPromiseLike } from '../promise-like.js';
 import { handleError, parseJsonBody, parseOrThrow } from './http-errors.js';
@@ -7,7 +8,6 @@ import { chatCompletion, turnMessage } from './openai-completion.js';
 import { asOpenAiErrorResponse, openAiErrorBodyFor, openAiErrorResponse } from './openai-errors.js';
 import { ChatCompletionRequestSchema } from './openai-schemas.js';
 import { streamCompletion } from './openai-stream.js';
-import type { ServerBackend } from './routes.js';
 import { IdempotencyKeySchema, SessionIdSchema } from './schemas.js';
 
 /** What {@link mountOpenAiRoutes} shares with the other routes. */

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { outcomeOf, startTurn } from '../backend/turn-events.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { TurnResult } from '../engine/turn-engine.js';
 import { logWhenEnded } from './event-stream.js';
@@ -11,7 +12,6 @@ import {
   switchboardExtension,
 } from './openai-completion.js';
 import type { OpenAiErrorBody } from './openai-errors.js';
-import { outcomeOf, startTurn } from './turn-events.js';
 
 /** Options of {@link streamCompletion}. */
 export interface StreamCompletionOptions {

@@ -177,8 +177,13 @@ export function buildOpenApiDocument({
       },
       '/readyz': {
         get: {
-          summary: 'Readiness (stores reachable)',
-          responses: { '200': { description: 'Ready' }, ...errors(503) },
+          summary: 'Readiness (stores reachable, taking writes, and set not to evict)',
+          responses: {
+            '200': {
+              description: 'Ready; `warnings` lists what an operator should know (Redis eviction allowed)',
+            },
+            ...errors(503),
+          },
         },
       },
       ...openAiPaths(),

@@ -1,22 +1,21 @@
 import {
-  type AgentMeta,
   CallDepthExceededError,
+  ConfigurationError,
   createSecretId,
   NotFoundError,
   ValidationError,
 } from '@switchboard/core';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { A2aOptions } from '../a2a/a2a-options.js';
+import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import type { TurnEvent } from '../engine/events.js';
-import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-engine.js';
-import type { Logger } from '../logging/logger.js';
+import type { ApprovalResolution, TurnRequest } from '../engine/turn-engine.js';
 import { type AppMetrics, mountMetrics } from '../metrics/prometheus-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
-import type { SessionStore } from '../stores/session-store.js';
-import { type A2aOptions, mountA2a } from './a2a-mount.js';
+import { mountA2a } from './a2a-mount.js';
 import { accessControl, principalOf, type RateLimitOptions } from './access.js';
-import type { AuthOptions } from './auth.js';
 import { type ConsoleOptions, mountConsole } from './console-ui.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
 import { type DocsOptions, mountDocs } from './docs-ui.js';
@@ -36,38 +35,10 @@ import {
 } from './schemas.js';
 import { mountSessionReads } from './session-read-routes.js';
 
-/** What the HTTP layer needs from the App. */
-export interface ServerBackend {
-  name: string;
-  /** The orchestrator's name: the model of the OpenAI-compatible routes (default: `name`). */
-  orchestratorName?: string;
-  agents: readonly AgentMeta[];
-  sessions: SessionStore;
-  /** Runs a turn: its result at once when no step had to wait. */
-  chat(request: TurnRequest): TurnResult | Promise<TurnResult>;
-  /** Resolves an approval; the turn continues when it was the last one pending. */
-  resolveApproval(resolution: ApprovalResolution): Promise<TurnResult>;
-  /** Stops a running or paused turn. */
-  cancelTurn(request: CancelRequest): Promise<TurnResult>;
-  /** Derives the session id of a first message sent with an `Idempotency-Key` and no session id. */
-  sessionIdForKey(idempotencyKey: string, tenantId?: string): string;
-  /** The session store as a tenant sees it (the store itself without one). */
-  sessionsOf(tenantId: string | undefined): SessionStore;
-  deleteSession(sessionId: string, tenantId?: string): Promise<boolean>;
-  /** Deletes a user's sessions and memory (within a tenant). */
-  deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }>;
-  /** With auth: who may call, and how often. */
-  auth?: AuthOptions;
+/** What the HTTP layer needs from the App: the protocol-neutral backend, plus rate limits, CORS and metrics. */
+export interface HttpBackend extends ServerBackend {
   rateLimit?: RateLimitOptions;
   rateLimiter: RateLimiter;
-  /** Throws when the app cannot serve (a store is down, the app is closing). */
-  checkReady(): Promise<void>;
-  /** True once `close()` was called: new turns are refused. */
-  isClosing(): boolean;
-  /** Logs an unexpected error, with the request it happened in. */
-  log(error: unknown, c?: Context): void;
-  /** Where the request lines go. */
-  logger: Logger;
   /** Cross-origin access for browsers (off without it). */
   cors?: CorsOptions;
   /** The app's metrics, served in the Prometheus text format (off without it). */
@@ -101,7 +72,7 @@ function callDepthOf(c: Context, maxCallDepth: number): number {
 
 /** Builds the Hono app serving the Switchboard HTTP API. */
 export function createRoutes(
-  backend: ServerBackend,
+  backend: HttpBackend,
   {
     maxMessageLength = 16_000,
     maxBodyBytes = 1_048_576,
@@ -142,14 +113,14 @@ export function createRoutes(
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     try {
-      await backend.checkReady();
-      return c.json({ status: 'ready' });
+      const warnings = await backend.checkReady();
+      return c.json(warnings.length > 0 ? { status: 'ready', warnings } : { status: 'ready' });
     } catch (error) {
-      // The store's own text names its host and port: only with exposeErrorDetails.
+      // The store's own text names its host and port: only with exposeErrorDetails. A setting's does not.
       const reason =
-        exposeErrorDetails && error instanceof Error
+        (exposeErrorDetails || ConfigurationError.isInstance(error)) && error instanceof Error
           ? error.message
-          : 'A store is unreachable or the server is shutting down';
+          : 'A store is unreachable or refuses writes, or the server is shutting down';
       return errorResponse(c, 503, 'not_ready', reason);
     }
   });
@@ -167,13 +138,7 @@ export function createRoutes(
   /** Who the request acts for: the tenant and key from auth, the user (the key's own, or as sent). */
   const callerOf = (c: Context, userId?: string) => {
     const principal = principalOf(c);
-    const caller: {
-      tenantId?: string;
-      keyName?: string;
-      userId?: string;
-      requestId: string;
-      depth?: number;
-    } = { requestId: requestIdOf(c) };
+    const caller: Caller = { requestId: requestIdOf(c) };
     const depth = callDepthOf(c, maxCallDepth);
     if (depth > 0) caller.depth = depth;
     if (principal) {

@@ -1,6 +1,12 @@
 import { AgentMetaSchema, MessageItemSchema } from '@switchboard/core';
 import { z } from 'zod';
 import {
+  IdempotencyKeySchema,
+  SessionIdSchema,
+  TurnIdSchema,
+  UserIdSchema,
+} from '../backend/request-schemas.js';
+import {
   ApprovalRecordSchema as ApprovalSchema,
   RouteStepSchema,
   TurnRecordSchema,
@@ -8,13 +14,15 @@ import {
   UsageSchema,
 } from '../turns/turn-schemas.js';
 
-export { RouteStepSchema, TurnRecordSchema, TurnStatusSchema };
-
-/** Session ids: 1–128 letters, digits, `_`, `-`, `.` or `:`. */
-export const SessionIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'sessionId must be 1-128 characters: letters, digits, _ - . :')
-  .refine((id) => id !== '.' && id !== '..', 'sessionId must not be . or .. (no URL can address it)');
+export {
+  IdempotencyKeySchema,
+  RouteStepSchema,
+  SessionIdSchema,
+  TurnIdSchema,
+  TurnRecordSchema,
+  TurnStatusSchema,
+  UserIdSchema,
+};
 
 /** How deep `POST /v1/chat` metadata may nest: 8 levels of objects and arrays, the metadata object included. */
 export const MAX_METADATA_DEPTH = 8;
@@ -65,26 +73,6 @@ export function chatRequestSchema(maxMessageLength: number) {
     concurrency: z.enum(['wait', 'reject', 'interrupt']).optional(),
   });
 }
-
-/** A user id in a path: 1–256 characters, no control characters. */
-export const UserIdSchema = z
-  .string()
-  .min(1)
-  .max(256)
-  .refine(
-    (id) => ![...id].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f),
-    'userId must not contain control characters',
-  );
-
-/** Turn and approval ids in a path: 1–128 letters, digits, `_`, `-`, `.` or `:`. */
-export const TurnIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'ids are 1-128 characters: letters, digits, _ - . :');
-
-/** An `Idempotency-Key` header: 1–255 visible ASCII characters. */
-export const IdempotencyKeySchema = z
-  .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1-255 visible ASCII characters');
 
 /** The body of `POST /v1/sessions/:id/approvals/:approvalId`. */
 export const ApprovalRequestSchema = z.strictObject({
@@ -186,7 +174,11 @@ export const ErrorResponseSchema = z.object({
     /** With `approval_pending`: the approvals to resolve first, and their turn. */
     approvalIds: z.array(z.string()).optional(),
     turnId: z.string().optional(),
-    /** With `store_unavailable`: `unknown` when the message may have been stored (retry with the same Idempotency-Key). */
-    outcome: z.literal('unknown').optional(),
+    /**
+     * With `store_unavailable`: `unknown` when the message may have been
+     * stored (retry with the same Idempotency-Key); `not_stored` when nothing
+     * of the request was stored (send it again).
+     */
+    outcome: z.enum(['unknown', 'not_stored']).optional(),
   }),
 });

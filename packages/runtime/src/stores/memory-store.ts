@@ -47,6 +47,12 @@ export interface MemoryStore {
   touch?(namespace: string, ttlSeconds: number): Promise<void>;
   /** Optional: throws when the backend is not reachable. */
   ping?(): Promise<void>;
+  /**
+   * Optional: checks the backend's settings, at the app's start and on
+   * `/readyz`. Throws `ConfigurationError` for a setting that would lose
+   * data (a Redis that may evict keys); returns warnings for an operator.
+   */
+  checkConfiguration?(): Promise<readonly string[]>;
   /** Optional: releases connections and timers. */
   close?(): Promise<void>;
 }

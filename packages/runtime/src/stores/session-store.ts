@@ -159,6 +159,12 @@ export interface SessionStore {
   acquireLease(sessionId: string, options: LeaseOptions): Awaitable<SessionLease>;
   /** Optional: throws when the backend is not reachable (used by `/readyz`). */
   ping?(): Awaitable<void>;
+  /**
+   * Optional: checks the backend's settings, at the app's start and on
+   * `/readyz`. Throws `ConfigurationError` for a setting that would lose
+   * data (a Redis that may evict keys); returns warnings for an operator.
+   */
+  checkConfiguration?(): Awaitable<readonly string[]>;
   /** Optional: releases connections and timers. */
   close?(): Awaitable<void>;
   /**

@@ -95,6 +95,9 @@ describe('Switchboard on a Redis Cluster', () => {
       expect(summaries.map((summary) => summary.sessionId).sort()).toEqual([...sessions].sort());
       expect((await replicas[1]!.request('/v1/sessions/cl-0', { method: 'DELETE' })).status).toBe(204);
       expect(await replicas[0]!.sessions.read('cl-0')).toEqual([]);
+      // Readiness reads the policy from a node (the test's cluster does not evict).
+      for (const app of replicas)
+        expect(await (await app.request('/readyz')).json()).toEqual({ status: 'ready' });
     } finally {
       await Promise.all(replicas.map((app) => app.close()));
       client.disconnect();

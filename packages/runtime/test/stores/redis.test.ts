@@ -79,7 +79,10 @@ describe('RedisSessionStore', () => {
       const hi = userMessage('hi');
       const finished = turnRecord('x');
       await sessions.append('a:b/c', [hi], { turn: finished });
-      const keys = (await redis.keys(prefix)).sort();
+      // Beside the session's keys, the replica's liveness key (its leases name it).
+      const all = (await redis.keys(prefix)).sort();
+      const keys = all.filter((key) => !key.startsWith(`${prefix}replica:`));
+      expect(all).toHaveLength(keys.length + 1);
       expect(keys).toEqual(
         ['lease', 'messages', 'turns'].map((name) => `${prefix}session:{a%3Ab%2Fc}:${name}`),
       );
@@ -98,6 +101,8 @@ describe('RedisSessionStore', () => {
       }
       expect(await sessions.delete('a:b/c')).toBe(true);
       await lease.release();
+      await sessions.close();
+      // Closed, the replica removes its liveness key too.
       expect(await redis.keys(prefix)).toEqual([]);
     } finally {
       await sessions.close();

@@ -48,12 +48,17 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
   }
 }
 
-/** A `redis-server` of the test's own, on a free loopback port (for what must not disturb the shared one). */
-export async function startOwnRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+/**
+ * A `redis-server` of the test's own, on a free loopback port (for what must
+ * not disturb the shared one), with `settings` such as `['--maxmemory', '4mb']`.
+ */
+export async function startOwnRedis(
+  settings: readonly string[] = [],
+): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...settings],
     {
       stdio: 'ignore',
     },

@@ -16,6 +16,12 @@ export interface TcpProxy {
   stop(): Promise<void>;
   /** Listens again on the same port: the target is back. */
   start(): Promise<void>;
+  /**
+   * Holds what clients send from now on (nothing reaches the target, as from a
+   * paused process) until {@link TcpProxy.resume}, which sends it all in order.
+   */
+  hold(): void;
+  resume(): void;
 }
 
 function listen(server: Server, port: number): Promise<number> {
@@ -34,6 +40,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const sockets = new Set<Socket>();
   let roundTrips = 0;
   let sent = '';
+  let held: Array<() => void> | undefined;
   const server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     let awaitingReply = false;
@@ -42,7 +49,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (!awaitingReply) roundTrips += 1;
       awaitingReply = true;
       sent += chunk.toString('latin1');
-      upstream.write(chunk);
+      if (held) held.push(() => upstream.write(chunk));
+      else upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
       awaitingReply = false;
@@ -79,6 +87,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     async start() {
       port = await listen(server, port);
+    },
+    hold() {
+      held ??= [];
+    },
+    resume() {
+      const writes = held ?? [];
+      held = undefined;
+      for (const write of writes) write();
     },
   };
 }

@@ -217,6 +217,8 @@ export interface AgentRun {
   agent: string;
   message: string;
   event: 'start' | 'end' | 'abort';
+  /** The call's `ctx.idempotencyKey` (logged by the refund agent). */
+  key?: string;
 }
 
 /** The agent runs every replica logged to `path` so far, in order (none when the file does not exist yet). */

@@ -164,24 +164,45 @@ return removed
 `);
 
 /**
- * Extends the lease when the token still matches, or reclaims it when it
- * expired and nobody took it; a held session's keys then live at least one
- * idle time more, so that no session expires under a running turn.
+ * Extends the lease only while it still holds this token (compare-and-extend):
+ * a lease that is gone (released by the holder's last write, or expired) or
+ * held by another token returns 0 and is never set again, since a renewal
+ * that reached Redis after the release would otherwise lock the free session
+ * for a whole ttl. A held session's keys then live at least one idle time
+ * more, so that no session expires under a running turn.
  * KEYS: lease, messages, turns, request keys. ARGV: token, ttl ms, idle ms.
  */
 export const RENEW_LEASE = new RedisScript(`
-local current = redis.call('GET', KEYS[1])
-if current == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-elseif not current then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-else
-  return 0
-end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 for i = 2, 4 do
   local ttl = redis.call('PTTL', KEYS[i])
   if ttl >= 0 and ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 end
+return 1
+`);
+
+/**
+ * Takes a free lease for the token. Returns '' when it was taken (or this
+ * token already held it), else the token holding it, so that the caller can
+ * tell whether that holder's replica is still alive.
+ * KEYS: lease. ARGV: token, ttl ms.
+ */
+export const TAKE_LEASE = new RedisScript(`
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return holder end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return ''
+`);
+
+/**
+ * Takes over a lease from a holder whose replica is gone, only if that holder
+ * still has it (compare-and-set): 1 when taken, 0 otherwise.
+ * KEYS: lease. ARGV: the gone holder's token, the new token, ttl ms.
+ */
+export const SEIZE_LEASE = new RedisScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 `);
 

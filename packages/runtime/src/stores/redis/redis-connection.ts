@@ -1,5 +1,17 @@
-import { ConfigurationError, StoreUnavailableError, SwitchboardError } from '@switchboard/core';
+import {
+  ConfigurationError,
+  type StoreOutcome,
+  StoreUnavailableError,
+  SwitchboardError,
+} from '@switchboard/core';
 import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import {
+  isNotServingReply,
+  isRefusedWriteReply,
+  probeSizeOf,
+  replyReason,
+  withoutArguments,
+} from './redis-replies.js';
 
 /**
  * Where a Redis store gets its connection: an existing ioredis client or
@@ -15,6 +27,13 @@ export interface RedisStoreOptions {
   keyPrefix?: string;
   /** How long a call waits for Redis before failing with `StoreUnavailableError` (default 2 000 ms). */
   commandTimeoutMs?: number;
+  /**
+   * Start and serve even though Redis's `maxmemory-policy` lets it evict
+   * keys (default false: such a policy fails the start-up and `/readyz`).
+   * Evicted keys are sessions and turns lost without an error; allow it only
+   * for data you can lose. The start-up log and `/readyz` then say so.
+   */
+  allowEviction?: boolean;
 }
 
 /** The default time a store waits for Redis before failing with `StoreUnavailableError`. */
@@ -93,9 +112,6 @@ export function shareOwnership(client: Redis, users: number): void {
   ownedClients.set(client, { users });
 }
 
-/** Redis replies that mean "not serving right now" rather than "your command is wrong". */
-const UNAVAILABLE_REPLIES = /^(LOADING|READONLY|MASTERDOWN|CLUSTERDOWN|TRYAGAIN|BUSY)\b/;
-
 /**
  * @internal A store's access to Redis: runs operations with a deadline and
  * turns connection failures into `StoreUnavailableError`.
@@ -105,6 +121,8 @@ export class RedisConnection {
   readonly #timeoutMs: number;
   readonly #owned: boolean;
   #lastError: Error | undefined;
+  /** Set when Redis refused one of the app's writes (out of memory, …), until a write succeeds again. */
+  #refusal: { reason: string; probeBytes: number } | undefined;
   #closed = false;
 
   constructor(
@@ -154,13 +172,22 @@ export class RedisConnection {
   /**
    * Runs `operation` against the client. Fails at once while the client is
    * reconnecting, and after the command timeout otherwise, with a
-   * `StoreUnavailableError` naming the address and `description`.
+   * `StoreUnavailableError` naming the address and `description`; so does a
+   * reply by which Redis refused the command (out of memory, …). With
+   * `write`, success shows that Redis takes the app's writes again.
    */
-  async run<T>(description: string, operation: (client: Redis) => Promise<T>): Promise<T> {
+  async run<T>(
+    description: string,
+    operation: (client: Redis) => Promise<T>,
+    { write = false }: { write?: boolean } = {},
+  ): Promise<T> {
     const { status } = this.client;
-    if (this.#closed || status === 'end') throw this.#unavailable(description, 'the store has been closed');
+    if (this.#closed || status === 'end')
+      throw this.#unavailable(description, 'the store has been closed', undefined, 'not_stored');
     if (status === 'reconnecting' || status === 'close') {
-      throw this.#unavailable(description, `the connection is down (${this.#lastError?.message ?? status})`);
+      const reason = `the connection is down (${this.#lastError?.message ?? status})`;
+      // Nothing was sent: the command cannot have been applied.
+      throw this.#unavailable(description, reason, undefined, 'not_stored');
     }
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
@@ -170,7 +197,9 @@ export class RedisConnection {
       );
     });
     try {
-      return await Promise.race([operation(this.client), deadline]);
+      const result = await Promise.race([operation(this.client), deadline]);
+      if (write) this.#refusal = undefined;
+      return result;
     } catch (error) {
       throw this.#translate(description, error);
     } finally {
@@ -178,9 +207,28 @@ export class RedisConnection {
     }
   }
 
-  /** Throws `StoreUnavailableError` unless Redis answers PING in time. */
-  async ping(): Promise<void> {
+  /**
+   * Throws `StoreUnavailableError` unless Redis answers PING in time and,
+   * after it refused one of the app's writes, takes a write of the same size
+   * again (at `probeKey`, removed at once): PING alone, or a small write,
+   * can succeed while the app's writes are still refused.
+   */
+  async ping(probeKey?: string): Promise<void> {
     await this.run('PING', (client) => client.ping());
+    const refusal = this.#refusal;
+    if (!refusal || probeKey === undefined) return;
+    try {
+      await this.run(
+        'probe a write after Redis refused one',
+        (client) => client.set(probeKey, 'x'.repeat(refusal.probeBytes), 'PX', 1_000),
+        { write: true },
+      );
+    } catch (error) {
+      // Still judged by the app's refused write, not by the probe's own (slightly larger) command.
+      this.#refusal = refusal;
+      throw error;
+    }
+    await this.run('remove the write probe', (client) => client.del(probeKey)).catch(() => undefined);
   }
 
   /** Quits the client when the last store using it closes; a client handed in by the caller is left open. */
@@ -209,9 +257,11 @@ export class RedisConnection {
   #translate(description: string, error: unknown): unknown {
     if (!(error instanceof Error) || SwitchboardError.isInstance(error)) return error;
     if (error.name === 'ReplyError') {
-      return UNAVAILABLE_REPLIES.test(error.message)
-        ? this.#unavailable(description, error.message, error)
-        : error;
+      if (!isNotServingReply(error)) return withoutArguments(error);
+      const reason = replyReason(error);
+      if (isRefusedWriteReply(error)) this.#refusal = { reason, probeBytes: probeSizeOf(error) };
+      // Redis answered that it did not run the command: nothing of it was stored.
+      return this.#unavailable(description, reason, withoutArguments(error), 'not_stored');
     }
     const { code } = error as { code?: unknown };
     if (typeof code === 'string' || isConnectionMessage(error.message))
@@ -219,10 +269,16 @@ export class RedisConnection {
     return error;
   }
 
-  #unavailable(description: string, reason: string, cause?: unknown): StoreUnavailableError {
+  #unavailable(
+    description: string,
+    reason: string,
+    cause?: unknown,
+    outcome?: StoreOutcome,
+  ): StoreUnavailableError {
     return new StoreUnavailableError({
       message: `Redis at ${this.address} is unavailable (${description}): ${reason}`,
       cause,
+      outcome,
     });
   }
 }

@@ -81,3 +81,11 @@ export function legacyMemoryKeys(prefix: string, namespace: string): MemoryKeys 
   // Outside the value-key space (`${index}:…`), so no memory key can collide with it.
   return { index, valuePrefix: `${index}:`, renewable: `${prefix}memory-renewable:${tag}` };
 }
+
+/**
+ * A replica's liveness key (see `ReplicaLiveness`): present while the replica
+ * runs. Its own hash tag: it is read and written apart from any session's keys.
+ */
+export function replicaLivenessKey(prefix: string, replicaId: string): string {
+  return `${prefix}replica:{${encodeURIComponent(replicaId)}}`;
+}

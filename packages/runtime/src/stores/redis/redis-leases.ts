@@ -1,9 +1,10 @@
 import { SessionBusyError } from '@switchboard/core';
 import { InMemoryLeases } from '../in-memory-leases.js';
 import type { LeaseOptions, SessionLease } from '../session-store.js';
-import { RELEASE_LEASE, RENEW_LEASE } from './lua-scripts.js';
+import { RELEASE_LEASE, RENEW_LEASE, SEIZE_LEASE, TAKE_LEASE } from './lua-scripts.js';
 import type { RedisConnection } from './redis-connection.js';
 import type { SessionKeys } from './redis-keys.js';
+import type { ReplicaLiveness } from './redis-liveness.js';
 
 /** The first pause between two attempts on a lease held elsewhere; it doubles up to {@link MAX_POLL_MS}. */
 const FIRST_POLL_MS = 5;
@@ -34,9 +35,9 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * @internal Per-session leases across processes: `SET key token NX PX ttl`,
- * renewed and released by compare-and-set scripts on the token, so a crashed
- * holder's lease simply expires.
+ * @internal Per-session leases across processes: taken by a script that sets
+ * the key to the holder's token only when it is free, renewed and released by
+ * compare-and-set scripts on the token, so a crashed holder's lease expires.
  *
  * Within one process, waiters first queue in a fair local lease, and only the
  * head of that queue polls Redis (with a short, growing pause). That keeps
@@ -47,12 +48,18 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
  * A release that does not reach Redis (it is down or restarting) is kept and
  * sent again as soon as the connection is back, so that a session does not
  * stay blocked until its lease's ttl runs out after an outage.
+ *
+ * Each lease names this replica (see {@link ReplicaLiveness}): a waiter that
+ * finds a session held by a replica that is gone takes the lease over with a
+ * compare-and-set, so a dead replica's sessions are served again within about
+ * the liveness ttl rather than the lease's.
  */
 export class RedisLeases {
   readonly #local = new InMemoryLeases();
   readonly #connection: RedisConnection;
   readonly #keys: (sessionId: string) => SessionKeys;
   readonly #idleTtlMs: number;
+  readonly #liveness: ReplicaLiveness;
   /**
    * Releases to send again, by lease key and token (a session may have several: the lease of a turn cut
    * short and a later request's failed attempt), with until when each could still hold.
@@ -61,10 +68,16 @@ export class RedisLeases {
   readonly #stopRetrying: () => void;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(connection: RedisConnection, keys: (sessionId: string) => SessionKeys, idleTtlMs: number) {
+  constructor(
+    connection: RedisConnection,
+    keys: (sessionId: string) => SessionKeys,
+    idleTtlMs: number,
+    liveness: ReplicaLiveness,
+  ) {
     this.#connection = connection;
     this.#keys = keys;
     this.#idleTtlMs = idleTtlMs;
+    this.#liveness = liveness;
     this.#stopRetrying = connection.onReady(() => this.#retryReleases());
   }
 
@@ -76,8 +89,17 @@ export class RedisLeases {
    */
   async acquire(sessionId: string, options: LeaseOptions): Promise<SessionLease> {
     const startedAt = Date.now();
+    // Before any command of this replica's first lease, on the same connection.
+    this.#liveness.start();
     const local = await this.#local.acquire(sessionId, options);
-    const lease = new RedisLease(this, local, this.#keys(sessionId), options, startedAt);
+    const lease = new RedisLease(
+      this,
+      local,
+      this.#liveness.token(local.token),
+      this.#keys(sessionId),
+      options,
+      startedAt,
+    );
     if (!options.withOpenTurn) await this.#take(lease);
     return lease;
   }
@@ -110,6 +132,15 @@ export class RedisLeases {
     if (lease.state === 'pending') await this.#take(lease);
   }
 
+  /**
+   * Records that the holder's last write, which releases `lease` in Redis, is
+   * on its way: from now on the lease is not renewed (a renewal that reached
+   * Redis after the release would find nothing to extend).
+   */
+  releasing(lease: SessionLease | undefined): void {
+    if (lease instanceof RedisLease && lease.state === 'held') lease.state = 'closing';
+  }
+
   /** Records that a script released `lease` in Redis (with the holder's last write). */
   released(lease: SessionLease | undefined): void {
     if (lease instanceof RedisLease && lease.state !== 'released' && lease.state !== 'finished') {
@@ -118,12 +149,16 @@ export class RedisLeases {
     }
   }
 
-  /** Rejects local waiters and stops local timers. */
-  close(): void {
+  /**
+   * Rejects local waiters and stops local timers; the promise settles (never
+   * rejecting) once this replica's liveness key is deleted.
+   */
+  close(): Promise<void> {
     this.#stopRetrying();
     clearTimeout(this.#retryTimer);
     this.#unreleased.clear();
     this.#local.close();
+    return this.#liveness.close();
   }
 
   /** Renews a held lease in Redis, and the session's keys' expiry with it. */
@@ -133,12 +168,9 @@ export class RedisLeases {
     const reply = await this.#connection.run('renew a session lease', (client) =>
       RENEW_LEASE.run(client, renewKeys, [token, ttlMs, this.#idleTtlMs]),
     );
-    if (lease.state === 'finished') {
-      // Released by the last write while this renewal was on its way: a renewal that ran after the release
-      // took the free session again, so give it back.
-      if (reply === 1) void this.release(lease);
-      return true;
-    }
+    // The turn ended (or began ending) while this renewal was on its way: nothing was lost, and since a
+    // renewal only extends the holder's own token, nothing was taken again either.
+    if (lease.state !== 'held') return true;
     if (reply !== 1) return false;
     lease.local.renew();
     return true;
@@ -156,15 +188,18 @@ export class RedisLeases {
     }
   }
 
-  /** Polls `SET NX` until the lease is taken or its wait runs out. */
+  /**
+   * Polls until the lease is taken (free, or held by a replica that is gone)
+   * or its wait runs out.
+   */
   async #take(lease: RedisLease): Promise<void> {
-    const { keys, local, ttlMs, waitMs, signal, startedAt } = lease;
+    const { keys, local, token, ttlMs, waitMs, signal, startedAt } = lease;
     try {
       for (let poll = FIRST_POLL_MS; ; poll = Math.min(poll * 2, MAX_POLL_MS)) {
-        const reply = await this.#connection.run('acquire a session lease', (client) =>
-          client.set(keys.lease, local.token, 'PX', ttlMs, 'NX'),
+        const holder = await this.#connection.run('acquire a session lease', (client) =>
+          TAKE_LEASE.run(client, [keys.lease], [token, ttlMs]),
         );
-        if (reply === 'OK') {
+        if (holder === '' || (await this.#seize(lease, String(holder)))) {
           lease.state = 'held';
           return;
         }
@@ -177,15 +212,25 @@ export class RedisLeases {
         await pause(Math.min(poll * (0.5 + Math.random()), remaining), signal);
       }
     } catch (error) {
-      // A SET that timed out may still reach Redis later; queued behind it on the same connection,
+      // A command that timed out may still reach Redis later; queued behind it on the same connection,
       // this compare-and-delete frees the session as soon as it does (and does nothing otherwise).
-      RELEASE_LEASE.run(this.#connection.client, [keys.lease], [local.token]).catch(() => {
-        this.#remember(keys.lease, local.token, ttlMs);
+      RELEASE_LEASE.run(this.#connection.client, [keys.lease], [token]).catch(() => {
+        this.#remember(keys.lease, token, ttlMs);
       });
       lease.state = 'released';
       local.release();
       throw error;
     }
+  }
+
+  /** Takes the lease from `holder` when its replica is gone; true when taken. */
+  async #seize(lease: RedisLease, holder: string): Promise<boolean> {
+    if (!(await this.#liveness.abandoned(holder))) return false;
+    const { keys, token, ttlMs } = lease;
+    const taken = await this.#connection.run('take over a session lease', (client) =>
+      SEIZE_LEASE.run(client, [keys.lease], [holder, token, ttlMs]),
+    );
+    return taken === 1;
   }
 
   #remember(key: string, token: string, ttlMs: number): void {
@@ -214,14 +259,13 @@ export class RedisLeases {
 
 /**
  * A session lease in Redis: `pending` until a script or `SET NX` takes it
- * (with `withOpenTurn`, the turn's opening script does), `held`, then
- * `released` by its last write or by `release()`.
+ * (with `withOpenTurn`, the turn's opening script does), `held`, `closing`
+ * while the holder's last write (which releases it) is on its way, then
+ * `finished` once that write released it, or `released` by `release()`.
  */
 class RedisLease implements SessionLease {
-  /** `finished`: released by the holder's last write (its turn is ending); `released`: by `release()`. */
-  state: 'pending' | 'opening' | 'held' | 'finished' | 'released' = 'pending';
+  state: 'pending' | 'opening' | 'held' | 'closing' | 'finished' | 'released' = 'pending';
   readonly sessionId: string;
-  readonly token: string;
   readonly ttlMs: number;
   readonly waitMs: number;
   readonly signal: AbortSignal | undefined;
@@ -229,12 +273,12 @@ class RedisLease implements SessionLease {
   constructor(
     readonly leases: RedisLeases,
     readonly local: SessionLease,
+    readonly token: string,
     readonly keys: SessionKeys,
     { ttlMs, waitMs, signal }: LeaseOptions,
     readonly startedAt: number,
   ) {
     this.sessionId = local.sessionId;
-    this.token = local.token;
     this.ttlMs = ttlMs;
     this.waitMs = waitMs;
     this.signal = signal;
@@ -242,8 +286,8 @@ class RedisLease implements SessionLease {
 
   renew(): boolean | Promise<boolean> {
     if (this.state === 'released') return false;
-    // Not taken yet (or the script taking it is on its way), or released by the holder's last write (the turn
-    // is ending): nothing to extend, nothing lost.
+    // Not taken yet (or the script taking it is on its way), or being released by the holder's last write
+    // (the turn is ending): nothing to extend, nothing lost.
     if (this.state !== 'held') return true;
     return this.leases.renew(this);
   }
@@ -257,7 +301,8 @@ class RedisLease implements SessionLease {
     this.state = 'released';
     // The next local waiter may go at once: its SET follows this release on the same connection.
     this.local.release();
-    // `opening`: the script taking it may have run (its reply lost); the compare-and-delete is harmless if not.
-    if (state === 'held' || state === 'opening') return this.leases.release(this);
+    // `opening`: the script taking it may have run (its reply lost); `closing`: the last write releasing it
+    // may not have. The compare-and-delete is harmless either way.
+    if (state === 'held' || state === 'opening' || state === 'closing') return this.leases.release(this);
   }
 }

@@ -5,6 +5,7 @@ import { execResults } from './exec-results.js';
 import { CLEAR_MEMORY, TOUCH_MEMORY, WRITE_MEMORY } from './lua-scripts.js';
 import { decodeRecord, MemoryRecordSchema, RECORD_VERSION } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
+import { checkEvictionPolicy } from './redis-eviction.js';
 import { memoryKeys } from './redis-keys.js';
 
 /** The most value keys one clear or touch script declares. */
@@ -58,6 +59,7 @@ export class RedisMemoryStore implements MemoryStore {
   readonly specificationVersion = 'v1' as const;
   readonly #connection: RedisConnection;
   readonly #keyPrefix: string;
+  readonly #allowEviction: boolean;
   readonly #maxUpdateAttempts: number;
   /** The tail of each key's queue of local updates. */
   readonly #updates = new Map<string, Promise<void>>();
@@ -68,9 +70,15 @@ export class RedisMemoryStore implements MemoryStore {
    */
   constructor(
     source: RedisSource,
-    { keyPrefix = 'switchboard:', commandTimeoutMs, maxUpdateAttempts = 100 }: RedisMemoryStoreOptions = {},
+    {
+      keyPrefix = 'switchboard:',
+      commandTimeoutMs,
+      maxUpdateAttempts = 100,
+      allowEviction = false,
+    }: RedisMemoryStoreOptions = {},
   ) {
     this.#keyPrefix = keyPrefix;
+    this.#allowEviction = allowEviction;
     this.#maxUpdateAttempts = maxUpdateAttempts;
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
   }
@@ -87,12 +95,15 @@ export class RedisMemoryStore implements MemoryStore {
     const record = memoryRecord(encodeMemoryValue(namespace, key, value));
     const ttlMs = memoryTtlMs(options);
     const keys = this.#keys(namespace, key);
-    await this.#connection.run('write memory', (client) =>
-      WRITE_MEMORY.run(
-        client,
-        [keys.value, keys.index, keys.renewable],
-        ['set', '', '1', record, ttlMs ?? '', key, renewableArgument('set', options)],
-      ),
+    await this.#connection.run(
+      'write memory',
+      (client) =>
+        WRITE_MEMORY.run(
+          client,
+          [keys.value, keys.index, keys.renewable],
+          ['set', '', '1', record, ttlMs ?? '', key, renewableArgument('set', options)],
+        ),
+      { write: true },
     );
   }
 
@@ -123,20 +134,23 @@ export class RedisMemoryStore implements MemoryStore {
             ? copyMemoryDefault(namespace, key, defaultValue)
             : (decodeRecord(keys.value, raw, MemoryRecordSchema).value as T);
         const json = encodeMemoryValue(namespace, key, fn(current));
-        const written = await this.#connection.run('update memory', (client) =>
-          WRITE_MEMORY.run(
-            client,
-            [keys.value, keys.index, keys.renewable],
-            [
-              'cas',
-              raw ?? '',
-              raw === null ? '0' : '1',
-              memoryRecord(json),
-              ttlMs ?? '',
-              key,
-              renewableArgument('cas', options),
-            ],
-          ),
+        const written = await this.#connection.run(
+          'update memory',
+          (client) =>
+            WRITE_MEMORY.run(
+              client,
+              [keys.value, keys.index, keys.renewable],
+              [
+                'cas',
+                raw ?? '',
+                raw === null ? '0' : '1',
+                memoryRecord(json),
+                ttlMs ?? '',
+                key,
+                renewableArgument('cas', options),
+              ],
+            ),
+          { write: true },
         );
         if (written === 1) return JSON.parse(json) as T;
       }
@@ -193,9 +207,14 @@ export class RedisMemoryStore implements MemoryStore {
     }
   }
 
-  /** Throws `StoreUnavailableError` unless Redis answers. */
+  /** Throws `StoreUnavailableError` unless Redis answers and, after it refused a write, takes writes again. */
   ping(): Promise<void> {
-    return this.#connection.ping();
+    return this.#connection.ping(`${this.#keyPrefix}readiness-probe`);
+  }
+
+  /** See `RedisSessionStore.checkConfiguration`: memory values carry expiries, which `volatile-*` policies evict. */
+  checkConfiguration(): Promise<readonly string[]> {
+    return checkEvictionPolicy(this.#connection, this.#allowEviction);
   }
 
   /** Quits the client if the store created it. */

@@ -1,4 +1,10 @@
-import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
+import {
+  ConfigurationError,
+  type MessageItem,
+  SessionBusyError,
+  StoreUnavailableError,
+  type UserMessage,
+} from '@switchboard/core';
 import type { Redis } from 'ioredis';
 import { keepAliveUntil, type TurnRecord } from '../../turns/turn-record.js';
 import { finishPage, pageRange, pageTurnRange } from '../history-page.js';
@@ -17,8 +23,10 @@ import type {
 import { APPEND_SESSION, OPEN_TURN, READ_PAGE } from './lua-scripts.js';
 import { decodeMessages, decodeTurn, decodeTurns, encodeMessageRecord, encodeTurnRecord } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
+import { checkEvictionPolicy } from './redis-eviction.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
+import { DEFAULT_LIVENESS_TTL_MS, ReplicaLiveness } from './redis-liveness.js';
 import { RedisSessionIndex } from './redis-session-index.js';
 import { SessionWindowCache } from './window-cache.js';
 
@@ -48,6 +56,18 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
    * upgrade): they cannot read compact records.
    */
   compactRecords?: boolean;
+  /**
+   * How long this replica's liveness key lives without a refresh, in ms
+   * (default 1 200; refreshed every third of it). Leases name their replica,
+   * and a replica waiting for a session whose holder's key is gone takes the
+   * lease over: a crashed replica's sessions are served again within about
+   * this time plus one refresh interval, rather than the lease ttl. Costs one
+   * `SET` per refresh per replica. A replica whose event loop stalls longer
+   * than this may lose its sessions to others (its writes are then refused
+   * by the lease's token, and its turns stop): raise it where such stalls
+   * are expected.
+   */
+  livenessTtlMs?: number;
 }
 
 /**
@@ -101,6 +121,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #windows: SessionWindowCache;
   readonly #index: RedisSessionIndex;
   readonly #compact: boolean;
+  readonly #allowEviction: boolean;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #subscriber: Redis | undefined;
 
@@ -116,8 +137,15 @@ export class RedisSessionStore implements SessionStore {
       commandTimeoutMs,
       windowCacheChars = 8_000_000,
       compactRecords = true,
+      livenessTtlMs = DEFAULT_LIVENESS_TTL_MS,
+      allowEviction = false,
     }: RedisSessionStoreOptions = {},
   ) {
+    if (!(livenessTtlMs >= 30) || !Number.isFinite(livenessTtlMs)) {
+      throw new ConfigurationError({
+        message: `livenessTtlMs must be a number of milliseconds of at least 30, got ${livenessTtlMs}`,
+      });
+    }
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
       throw new ConfigurationError({
         message: `idleTtlSeconds must be a positive number of seconds, got ${idleTtlSeconds}`,
@@ -125,11 +153,17 @@ export class RedisSessionStore implements SessionStore {
     }
     this.#keyPrefix = keyPrefix;
     this.#compact = compactRecords;
+    this.#allowEviction = allowEviction;
     this.#idleTtlMs = Math.round(idleTtlSeconds * 1000);
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
     this.#windows = new SessionWindowCache({ maxChars: windowCacheChars });
     this.#index = new RedisSessionIndex(this.#connection, keyPrefix);
-    this.#leases = new RedisLeases(this.#connection, (sessionId) => this.#keys(sessionId), this.#idleTtlMs);
+    this.#leases = new RedisLeases(
+      this.#connection,
+      (sessionId) => this.#keys(sessionId),
+      this.#idleTtlMs,
+      new ReplicaLiveness(this.#connection, keyPrefix, livenessTtlMs),
+    );
   }
 
   /**
@@ -155,7 +189,9 @@ export class RedisSessionStore implements SessionStore {
       this.#leases.taking(lease),
     ];
     const open = () =>
-      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, this.#scriptKeys(keys), args));
+      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, this.#scriptKeys(keys), args), {
+        write: true,
+      });
     const opened = open();
     // Counted as taken from now on: should the reply be lost (a timeout), the lease's release still goes
     // out (a compare-and-delete, harmless if the script never ran) rather than the session staying blocked.
@@ -163,7 +199,7 @@ export class RedisSessionStore implements SessionStore {
     if (taking) this.#leases.took(lease, 'opening');
     // In the same tick as the script, so pipelined with it: one round trip for both.
     const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
-    let [reply] = (await Promise.all([opened, indexed])) as [[number, unknown], unknown];
+    let reply = (await openedThenIndexed(opened, indexed)) as [number, unknown];
     if (taking && reply[0] === LEASE_BUSY) {
       // Another replica holds the session: wait for it the usual way, then open.
       await this.#leases.wait(lease, { retaking: true });
@@ -209,8 +245,11 @@ export class RedisSessionStore implements SessionStore {
     ];
     for (const message of messages) args.push(encodeMessageRecord(message, this.#compact));
     if (turn) args.push(encodeTurnRecord(turn, this.#compact));
-    const [code] = (await this.#connection.run('append to a session', (client) =>
-      APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
+    if (release) this.#leases.releasing(lease);
+    const [code] = (await this.#connection.run(
+      'append to a session',
+      (client) => APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
+      { write: true },
     )) as [number];
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (release) this.#leases.released(lease);
@@ -332,17 +371,30 @@ export class RedisSessionStore implements SessionStore {
     return () => this.#cancelListeners.delete(listener);
   }
 
-  /** Throws `StoreUnavailableError` unless Redis answers. */
+  /** Throws `StoreUnavailableError` unless Redis answers and, after it refused a write, takes writes again. */
   ping(): Promise<void> {
-    return this.#connection.ping();
+    return this.#connection.ping(`${this.#keyPrefix}readiness-probe`);
   }
 
-  /** Rejects local lease waiters, closes the subscriber, and quits the client if the store created it. */
+  /**
+   * Checks that Redis will not evict the sessions (`maxmemory-policy`
+   * `noeviction`): throws `ConfigurationError` otherwise, unless
+   * `allowEviction`; returns what an operator should know.
+   */
+  checkConfiguration(): Promise<readonly string[]> {
+    return checkEvictionPolicy(this.#connection, this.#allowEviction);
+  }
+
+  /**
+   * Rejects local lease waiters, deletes this replica's liveness key, closes
+   * the subscriber, and quits the client if the store created it.
+   */
   async close(): Promise<void> {
-    this.#leases.close();
+    const leasesClosed = this.#leases.close();
     this.#cancelListeners.clear();
     this.#subscriber?.disconnect();
     this.#subscriber = undefined;
+    await leasesClosed;
     await this.#connection.close();
   }
 
@@ -373,4 +425,20 @@ function parseCancel(text: string): { sessionId: string; turnId?: string } | und
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The opening's reply, once the session index's touch (pipelined with it)
+ * is answered too. Should the touch fail after the opening was stored, the
+ * failure must not claim that nothing was stored.
+ */
+async function openedThenIndexed(opened: Promise<unknown>, indexed: Promise<unknown>): Promise<unknown> {
+  const [opening, index] = await Promise.allSettled([opened, indexed]);
+  if (opening.status === 'rejected') throw opening.reason;
+  if (index.status === 'rejected') {
+    const error = index.reason;
+    if (!StoreUnavailableError.isInstance(error)) throw error;
+    throw new StoreUnavailableError({ message: (error as Error).message, cause: error });
+  }
+  return opening.value;
 }

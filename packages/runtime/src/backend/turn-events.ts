@@ -1,5 +1,5 @@
 import type { TurnEvent } from '../engine/events.js';
-import type { TurnResult } from '../engine/turn-engine.js';
+import type { TurnResult } from '../engine/turn-types.js';
 
 /** A turn that has started, whose events a streamed response writes as they come. */
 export interface StartedTurn {

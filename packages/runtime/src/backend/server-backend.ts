@@ -1,0 +1,52 @@
+import type { AgentMeta } from '@switchboard/core';
+import type { Context } from 'hono';
+import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-types.js';
+import type { Logger } from '../logging/logger.js';
+import type { SessionStore } from '../stores/session-store.js';
+import type { AuthOptions } from './principal.js';
+
+/**
+ * What every protocol the app speaks needs from the App: its HTTP API, A2A
+ * and MCP run turns, resolve approvals and read sessions through it alone,
+ * so none of them depends on another (or on the routes that mount them).
+ */
+export interface ServerBackend {
+  name: string;
+  /** The orchestrator's name: the model of the OpenAI-compatible routes (default: `name`). */
+  orchestratorName?: string;
+  agents: readonly AgentMeta[];
+  sessions: SessionStore;
+  /** Runs a turn: its result at once when no step had to wait. */
+  chat(request: TurnRequest): TurnResult | Promise<TurnResult>;
+  /** Resolves an approval; the turn continues when it was the last one pending. */
+  resolveApproval(resolution: ApprovalResolution): Promise<TurnResult>;
+  /** Stops a running or paused turn. */
+  cancelTurn(request: CancelRequest): Promise<TurnResult>;
+  /** Derives the session id of a first message sent with an `Idempotency-Key` and no session id. */
+  sessionIdForKey(idempotencyKey: string, tenantId?: string): string;
+  /** The session store as a tenant sees it (the store itself without one). */
+  sessionsOf(tenantId: string | undefined): SessionStore;
+  deleteSession(sessionId: string, tenantId?: string): Promise<boolean>;
+  /** Deletes a user's sessions and memory (within a tenant). */
+  deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }>;
+  /** With auth: who may call (the A2A card then names the Bearer scheme). */
+  auth?: AuthOptions;
+  /** Throws when the app cannot serve (a store is down or refuses writes, the app is closing); resolves to warnings. */
+  checkReady(): Promise<readonly string[]>;
+  /** True once `close()` was called: new turns are refused. */
+  isClosing(): boolean;
+  /** Logs an unexpected error, with the request it happened in. */
+  log(error: unknown, c?: Context): void;
+  /** Where the request lines go. */
+  logger: Logger;
+}
+
+/** Who a request acts for, as the routes work it out from its credential, headers and body. */
+export interface Caller {
+  tenantId?: string;
+  keyName?: string;
+  userId?: string;
+  requestId: string;
+  /** How deep in a chain of Switchboard servers calling each other the request is (absent at the top). */
+  depth?: number;
+}
