@@ -136,13 +136,15 @@ export class TurnEngine {
       answerRejectedMessage,
       blockedMessage,
     };
+    const guards = new Guards(guardrails);
+    const profileSet = new Profiles(profiles, profile, requestProfiles);
     const loopParts: LoopParts = {
       orchestrator: parts.orchestrator,
       agents: parts.agents,
       sessions: parts.sessions,
       gate: new ApprovalGate(parts.agents, approvalPolicy, approvalTtlSeconds),
-      guards: new Guards(guardrails),
-      profiles: new Profiles(profiles, profile, requestProfiles),
+      guards,
+      profiles: profileSet,
       options,
       logger: parts.logger,
       metrics: parts.metrics,
