@@ -5,7 +5,15 @@ import {
   RoundRobinOrchestrator,
   TaskOrchestrator,
 } from '@switchboard/orchestrators';
-import { type Agent, App, type AppOptions, agentMeta, apiKeys, llmAgent } from '@switchboard/runtime';
+import {
+  type Agent,
+  App,
+  type AppOptions,
+  agentMeta,
+  apiKeys,
+  InMemorySessionStore,
+  llmAgent,
+} from '@switchboard/runtime';
 import { createDemoAgents, type DemoAgentOptions } from './agents/index.js';
 import type { ServerConfig } from './config.js';
 import { DEMO_TASKS } from './demo-tasks.js';
@@ -89,7 +97,10 @@ export function buildServerApp(
     closeGraceMs: config.SHUTDOWN_GRACE_MS,
     exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
     docs: config.DOCS,
-    a2a: config.A2A && (config.A2A_PUBLIC_URL ? { publicUrl: config.A2A_PUBLIC_URL } : true),
+    a2a: config.A2A && {
+      ...(config.A2A_PUBLIC_URL ? { publicUrl: config.A2A_PUBLIC_URL } : {}),
+      trustedHosts: config.A2A_TRUSTED_HOSTS,
+    },
     mcp: config.MCP,
     metrics: config.METRICS,
     // With Langfuse tracing on, the console links each turn to its trace.
@@ -97,10 +108,20 @@ export function buildServerApp(
       ...(config.LANGFUSE_PUBLIC_KEY ? { langfuseUrl: config.LANGFUSE_BASE_URL } : {}),
     },
     ...(config.SWITCHBOARD_API_KEYS ? { auth: apiKeys({ keys: config.SWITCHBOARD_API_KEYS }) } : {}),
-    ...(config.RATE_LIMIT_PER_MINUTE
-      ? { rateLimit: { requestsPerMinute: config.RATE_LIMIT_PER_MINUTE } }
-      : {}),
+    rateLimit: {
+      requestsPerMinute: config.RATE_LIMIT_PER_MINUTE,
+      failedAuthPerMinute: config.FAILED_AUTH_PER_MINUTE,
+      publicRequestsPerMinute: config.PUBLIC_REQUESTS_PER_MINUTE,
+      trustedProxies: config.TRUSTED_PROXIES,
+    },
     ...stores,
+    sessionStore:
+      stores.sessionStore ??
+      new InMemorySessionStore({
+        idleTtlSeconds: config.SESSION_IDLE_TTL_SECONDS,
+        maxSessions: config.MAX_SESSIONS,
+        maxPendingApprovalsPerTenant: config.MAX_PENDING_APPROVALS_PER_TENANT,
+      }),
   });
   const keys = Object.keys(config.SWITCHBOARD_API_KEYS ?? {}).length;
   const access = keys > 0 ? `API keys: ${keys}` : 'no API keys (open to anyone who can reach it)';

@@ -65,6 +65,22 @@ const EnvSchema = z.object({
     )
     .optional(),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().optional(),
+  // With API keys: failed authentications and public-route requests per client address a minute (429 past them).
+  FAILED_AUTH_PER_MINUTE: z.coerce.number().int().positive().default(30),
+  PUBLIC_REQUESTS_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  // Comma-separated addresses or ranges (10.0.0.0/8) of the proxies whose X-Forwarded-For names the client.
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    ),
+  // Without Redis: the most sessions kept in memory (shared fairly between tenants), and awaiting approval per tenant.
+  MAX_SESSIONS: z.coerce.number().int().positive().default(10_000),
+  MAX_PENDING_APPROVALS_PER_TENANT: z.coerce.number().int().positive().default(1_000),
   EXPOSE_ERROR_DETAILS: z
     .enum(['true', 'false', '1', '0'], { error: 'EXPOSE_ERROR_DETAILS must be true or false' })
     .default('false')
@@ -75,6 +91,16 @@ const EnvSchema = z.object({
   A2A: onOff('A2A', 'on'),
   // The URL clients reach the server at (behind a proxy), for the agent card's endpoint URL.
   A2A_PUBLIC_URL: z.string().url().optional(),
+  // Without A2A_PUBLIC_URL: Host values (comma-separated, name or name:port) whose origin the card may name, besides loopback.
+  A2A_TRUSTED_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((host) => host.trim())
+        .filter((host) => host.length > 0),
+    ),
   // The orchestrator over MCP: a chat tool at POST /mcp (streamable HTTP), behind SWITCHBOARD_API_KEYS when set.
   MCP: onOff('MCP', 'on'),
   // Prometheus text at GET /metrics (behind SWITCHBOARD_API_KEYS when set); OTLP push when OTEL_EXPORTER_OTLP_ENDPOINT is set.

@@ -32,6 +32,15 @@ export function startupConfig(config: ServerConfig, tracing: readonly string[]):
         ? { apiKeys: apiKeys.length, tenants: [...new Set(apiKeys.map((key) => key.tenantId))] }
         : 'off',
     rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    failedAuthPerMinute: config.FAILED_AUTH_PER_MINUTE,
+    publicRequestsPerMinute: config.PUBLIC_REQUESTS_PER_MINUTE,
+    trustedProxies: config.TRUSTED_PROXIES.length,
+    ...(config.REDIS_URL
+      ? {}
+      : {
+          maxSessions: config.MAX_SESSIONS,
+          maxPendingApprovalsPerTenant: config.MAX_PENDING_APPROVALS_PER_TENANT,
+        }),
     tracing: tracing.length > 0 ? [...tracing] : 'off',
     sessionIdleTtlSeconds: config.SESSION_IDLE_TTL_SECONDS,
     agentTimeoutMs: config.AGENT_TIMEOUT_MS,

@@ -41,6 +41,19 @@ describe('the demo server as an A2A agent', () => {
     expect(card.supportedInterfaces[0]?.url).toBe('https://desk.example.com/a2a');
   });
 
+  it('names the origin of a Host listed in A2A_TRUSTED_HOSTS, and of no other', async () => {
+    const { app } = serve({ A2A_TRUSTED_HOSTS: 'desk.internal, desk.example.com:8443' });
+    const cardUrl = async (origin: string) => {
+      const response = await app.request(`${origin}/.well-known/agent-card.json`);
+      return ((await response.json()) as { supportedInterfaces: { url: string }[] }).supportedInterfaces[0]
+        ?.url;
+    };
+    expect(await cardUrl('http://desk.internal:3000')).toBe('http://desk.internal:3000/a2a');
+    expect(await cardUrl('https://desk.example.com:8443')).toBe('https://desk.example.com:8443/a2a');
+    expect(await cardUrl('https://desk.example.com:9999')).toBe('/a2a');
+    expect(await cardUrl('http://evil.example')).toBe('/a2a');
+  });
+
   it('is off with A2A=off', async () => {
     const { app } = serve({ A2A: 'off' });
     expect((await app.request('/.well-known/agent-card.json')).status).toBe(404);

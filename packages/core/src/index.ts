@@ -26,6 +26,7 @@ export {
   MaxHopsExceededError,
   NotFoundError,
   OrchestratorError,
+  PendingApprovalsLimitError,
   ServerShutdownError,
   SessionBusyError,
   type SessionBusyErrorOptions,

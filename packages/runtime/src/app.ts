@@ -31,6 +31,7 @@ import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
 import { type AppMetrics, appMetrics, type MetricsOptions } from './metrics/prometheus-metrics.js';
 import { isPromiseLike } from './promise-like.js';
 import type { RateLimitOptions } from './server/access.js';
+import { clientAddressOf } from './server/client-address.js';
 import type { ConsoleOptions } from './server/console-ui.js';
 import { type CorsOptions, checkCorsOptions } from './server/cors.js';
 import type { DocsOptions } from './server/docs-ui.js';
@@ -74,7 +75,13 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * the caller's tenant. See {@link apiKeys}.
    */
   auth?: AuthOptions;
-  /** Requests per minute per API key (with `auth`; a key's own limit overrides it). 429 with `Retry-After` past it. */
+  /**
+   * With `auth`: turns per minute per API key (a key's own limit overrides
+   * it; a batch of MCP tool calls counts each), failed authentications and
+   * requests to the public routes per client address, and the proxies whose
+   * `X-Forwarded-For` is believed. 429 with `Retry-After` past a limit. See
+   * {@link RateLimitOptions} for the defaults.
+   */
   rateLimit?: RateLimitOptions;
   /** Where request counts live (default: this process; `createRedisStores` gives one shared by every replica). */
   rateLimiter?: RateLimiter;
@@ -268,6 +275,8 @@ export class App {
     this.memory = memoryStore ?? new InMemoryMemoryStore();
     this.#rateLimiter = options.rateLimiter ?? new InMemoryRateLimiter();
     if (options.cors) checkCorsOptions(options.cors);
+    // A trusted proxy that is neither an address nor a range fails now rather than at mount.
+    clientAddressOf(options.rateLimit?.trustedProxies);
     this.logger = resolveLogger(options.logger, options.logLevel);
     const { metrics } = options;
     this.#metrics = metrics ? appMetrics(metrics === true ? {} : metrics) : undefined;

@@ -18,6 +18,7 @@ import {
   refusalOf,
   remoteSessionId,
 } from '../agents/remote-agent.js';
+import { withAbsoluteUrls } from './a2a-card.js';
 import { a2aMessage, answerOf, TERMINAL_STATES, textOf, textPart } from './a2a-parts.js';
 
 /** Options of {@link a2aAgent}. */
@@ -203,7 +204,7 @@ export async function a2aAgent({
   });
   const connect = async () => {
     const card = await readCard(cardUrl, label, fetchImpl, headers, timeoutMs ?? 10_000);
-    return { card, client: await factory.createFromAgentCard(card) };
+    return { card, client: await factory.createFromAgentCard(withAbsoluteUrls(card, cardUrl)) };
   };
 
   let connected: Promise<{ card: AgentCard; client: Client }> | undefined = connect();

@@ -38,3 +38,18 @@ export function buildAgentCard(
   }
   return AgentCard.fromJSON(json);
 }
+
+/**
+ * The card with its interfaces' URLs resolved against the URL it was read
+ * from: a Switchboard server that cannot tell its own public URL names the
+ * bare path (`/a2a`), and its card's URL says where that is.
+ */
+export function withAbsoluteUrls(card: AgentCard, cardUrl: string): AgentCard {
+  return {
+    ...card,
+    supportedInterfaces: card.supportedInterfaces.map((entry) => ({
+      ...entry,
+      url: new URL(entry.url, cardUrl).toString(),
+    })),
+  };
+}

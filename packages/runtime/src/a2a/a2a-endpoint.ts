@@ -9,6 +9,8 @@ import {
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
+import { parseBoundedJson } from '../backend/json-bounds.js';
+import { jsonRpcBoundsError } from '../backend/json-rpc-error.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import { buildAgentCard } from './a2a-card.js';
 import { a2aErrorOf } from './a2a-errors.js';
@@ -23,7 +25,13 @@ export interface A2aEndpoint {
   rpc(c: Context, caller: Caller): Promise<Response>;
 }
 
+/** The hosts whose `Host` header the card trusts without `trustedHosts`: only this machine can be reached there. */
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
 type JsonRpcReply = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const isStream = (value: unknown): value is AsyncGenerator<JsonRpcReply, void, undefined> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
@@ -31,12 +39,24 @@ const isStream = (value: unknown): value is AsyncGenerator<JsonRpcReply, void, u
 /** Builds the A2A endpoint over the app's backend (loaded on the first A2A request). */
 export function createA2aEndpoint(
   backend: ServerBackend,
-  { path, publicUrl, card, maxMessageLength }: A2aOptions & { path: string; maxMessageLength: number },
+  {
+    path,
+    publicUrl,
+    trustedHosts = [],
+    card,
+    maxMessageLength,
+  }: A2aOptions & { path: string; maxMessageLength: number },
 ): A2aEndpoint {
   const base = publicUrl?.replace(/\/+$/, '');
+  const trusted = new Set([...LOOPBACK_HOSTS, ...trustedHosts].map((host) => host.toLowerCase()));
   const cardFor = (origin: string) => buildAgentCard(backend, { url: `${base ?? origin}${path}`, card });
-  // A fixed card for the handler's own use; the route publishes one for the origin each client used.
-  const fixedCard = cardFor('http://localhost');
+  /** The origin the card may name for a request: its own, when its `Host` is trusted; else none (the bare path). */
+  const originOf = (requestUrl: string): string => {
+    const { origin, host, hostname } = new URL(requestUrl);
+    return trusted.has(host.toLowerCase()) || trusted.has(hostname.toLowerCase()) ? origin : '';
+  };
+  // A fixed card for the handler's own use; the route publishes one for each request's trusted origin.
+  const fixedCard = cardFor('');
   const handler = new SwitchboardA2aHandler(backend, {
     maxMessageLength,
     entryPoint: path,
@@ -53,7 +73,7 @@ export function createA2aEndpoint(
     card(c) {
       c.header('cache-control', 'public, max-age=300');
       c.header('vary', 'host');
-      return c.json(AgentCard.toJSON(cardFor(new URL(c.req.url).origin)) as Record<string, unknown>);
+      return c.json(AgentCard.toJSON(cardFor(base ? '' : originOf(c.req.url))) as Record<string, unknown>);
     },
     async rpc(c, caller) {
       const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
@@ -65,7 +85,12 @@ export function createA2aEndpoint(
       }
       const context = new ServerCallContext({ requestedVersion: version });
       context.state.set(CALLER_KEY, caller);
-      const reply = await transport.handle(await c.req.text(), context);
+      // Bounded before the SDK reads it: its conversions recurse, and a deep enough part overflows the stack.
+      const text = await c.req.text();
+      const parsed = parseBoundedJson(text);
+      if ('problem' in parsed) return c.json(jsonRpcBoundsError(parsed.value, parsed.problem));
+      const request = 'value' in parsed && isRecord(parsed.value) ? parsed.value : text;
+      const reply = await transport.handle(request, context);
       if (!isStream(reply)) return c.json(reply);
       // Errors before the first event (an unknown task, a busy session) still get a JSON answer.
       let first: IteratorResult<JsonRpcReply, void>;

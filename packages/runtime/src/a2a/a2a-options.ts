@@ -34,6 +34,7 @@ export interface A2aCardFields {
  * ```ts
  * new App({ name: 'desk', agents, a2a: true });
  * new App({ name: 'desk', agents, a2a: { publicUrl: 'https://desk.example.com', card: { version: '2.1.0' } } });
+ * new App({ name: 'desk', agents, a2a: { trustedHosts: ['desk.internal'] } }); // the card names http://desk.internal:3000/a2a when asked there
  * ```
  */
 export interface A2aOptions {
@@ -41,10 +42,19 @@ export interface A2aOptions {
   path?: string;
   /**
    * The URL clients reach the app at, e.g. `https://desk.example.com`; the
-   * card's endpoint URL starts with it. Default: the origin the card was
-   * asked for at (the host the client used), which a proxy may rewrite.
+   * card's endpoint URL starts with it. Set it in production. Without it
+   * the card names the origin it was asked at only when its `Host` is
+   * trusted (a loopback name, or one of `trustedHosts`), and else the bare
+   * path (`/a2a`): a `Host` header is the client's to write, and the card is
+   * cached publicly.
    */
   publicUrl?: string;
+  /**
+   * Without `publicUrl`: the `Host` values (a name, which matches on any
+   * port, or `name:port`) the card may take its origin from, besides
+   * `localhost`, `127.0.0.1` and `[::1]`, e.g. `['desk.internal']`.
+   */
+  trustedHosts?: readonly string[];
   /** Card fields that replace the defaults. */
   card?: A2aCardFields;
 }

@@ -13,7 +13,7 @@ export interface Principal {
   keyName?: string;
   /** When the key belongs to one user: the user every request of the key acts as. */
   userId?: string;
-  /** This key's own rate limit, overriding the app's `rateLimit`. */
+  /** This key's own rate limit in turns per minute, overriding the app's `rateLimit.requestsPerMinute`. */
   requestsPerMinute?: number;
 }
 

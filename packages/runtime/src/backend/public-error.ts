@@ -15,6 +15,7 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   approval_pending: 409,
   approval_resolved: 409,
   approval_expired: 409,
+  too_many_pending_approvals: 429,
   turn_not_active: 409,
   payload_too_large: 413,
   idempotency_key_reused: 422,

@@ -3,20 +3,45 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type AgentMeta, createSecretId } from '@switchboard/core';
+import {
+  type AgentMeta,
+  createSecretId,
+  type SwitchboardError,
+  SwitchboardError as SwitchboardErrorBase,
+} from '@switchboard/core';
 import { z } from 'zod';
+import { parseBoundedJson } from '../backend/json-bounds.js';
+import { jsonRpcBoundsError } from '../backend/json-rpc-error.js';
+import { publicErrorOf } from '../backend/public-error.js';
 import { SessionIdSchema } from '../backend/request-schemas.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import { type RateLimitRefusal, type TurnCharge, UNLIMITED } from '../backend/turn-charge.js';
 import type { TurnRequest, TurnResult } from '../engine/turn-types.js';
 import { TurnStatusSchema } from '../turns/turn-schemas.js';
 import { type AgentTool, type AgentToolCall, agentTool } from './mcp-agent-tools.js';
 
 /** Serves one MCP request (a POST of JSON-RPC). */
 export interface McpEndpoint {
-  handle(request: Request, caller: Caller): Promise<Response>;
+  /** `chargeTurn` counts each tool call's turn against the caller's rate limit (see {@link TurnCharge}). */
+  handle(request: Request, caller: Caller, chargeTurn?: TurnCharge): Promise<Response>;
+}
+
+/**
+ * The JSON-RPC error code of a tool call refused by the rate limit (in the
+ * range JSON-RPC leaves to servers; 429 as in HTTP). Its `data` carries
+ * `code: 'rate_limited'`, the `limit` and `retryAfterSeconds`.
+ */
+export const RATE_LIMITED_ERROR_CODE = -32029;
+
+/** What one request's tool calls came to: how many ran, and the last refusal. */
+interface Tally {
+  ran: number;
+  refused: RateLimitRefusal | undefined;
 }
 
 const SERVER_INFO = { name: 'switchboard', version: '0.1.0' };
@@ -28,6 +53,23 @@ const ChatOutputSchema = z.object({
   turnId: z.string(),
   status: TurnStatusSchema.describe('How the turn ended: completed, failed, awaiting_approval…'),
 });
+
+/**
+ * The JSON-RPC error an MCP client gets for what a tool call threw: what
+ * `publicErrorOf` lets a client read (a store outage without the store's
+ * address), as Invalid params for a 400 and an internal error otherwise;
+ * anything else as a bare internal error. Logged as the HTTP routes log it.
+ */
+function mcpErrorOf(error: unknown, log: (error: unknown) => void): McpError {
+  if (SwitchboardErrorBase.isInstance(error)) {
+    const { status, code, message } = publicErrorOf(error as SwitchboardError, log);
+    return new McpError(status === 400 ? ErrorCode.InvalidParams : ErrorCode.InternalError, message, {
+      code,
+    });
+  }
+  log(error);
+  return new McpError(ErrorCode.InternalError, 'Internal server error');
+}
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
@@ -74,6 +116,18 @@ export function createMcpEndpoint(
     return { isError: true, content: [{ type: 'text', text: `Invalid arguments: ${issues.join('; ')}` }] };
   }
 
+  /** Counts the call's turn; throws the JSON-RPC error of a refusal, which answers that call alone. */
+  async function admit(chargeTurn: TurnCharge, tally: Tally): Promise<void> {
+    const refused = await chargeTurn();
+    if (!refused) {
+      tally.ran += 1;
+      return;
+    }
+    tally.refused = refused;
+    const { limit, retryAfterSeconds, message } = refused;
+    throw new McpError(RATE_LIMITED_ERROR_CODE, message, { code: 'rate_limited', limit, retryAfterSeconds });
+  }
+
   async function chat(args: unknown, caller: Caller): Promise<CallToolResult> {
     const parsed = ChatInputSchema.safeParse(args ?? {});
     if (!parsed.success) {
@@ -116,15 +170,23 @@ export function createMcpEndpoint(
     };
   }
 
-  function server(caller: Caller): Server {
+  function server(caller: Caller, chargeTurn: TurnCharge, tally: Tally): Server {
     const mcp = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     mcp.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
     mcp.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-      if (params.name === 'chat') return chat(params.arguments, caller);
-      const agent = agentTools.get(params.name);
-      if (agent) {
-        const parsed = agent.parse(params.arguments);
-        return parsed.ok ? run(parsed.call, caller) : invalid(parsed.issues);
+      try {
+        if (params.name === 'chat') {
+          await admit(chargeTurn, tally);
+          return await chat(params.arguments, caller);
+        }
+        const agent = agentTools.get(params.name);
+        if (agent) {
+          await admit(chargeTurn, tally);
+          const parsed = agent.parse(params.arguments);
+          return parsed.ok ? await run(parsed.call, caller) : invalid(parsed.issues);
+        }
+      } catch (error) {
+        throw mcpErrorOf(error, backend.log);
       }
       return {
         isError: true,
@@ -137,16 +199,39 @@ export function createMcpEndpoint(
   }
 
   return {
-    async handle(request, caller) {
-      const mcp = server(caller);
+    async handle(request, caller, chargeTurn = UNLIMITED) {
+      // Bounded before the SDK reads it (arguments and `_meta` included). Read here, so that a client
+      // gone mid-body is the route's to tell; what is not JSON, the SDK refuses itself.
+      const text = await request.text();
+      const parsed = parseBoundedJson(text);
+      if ('problem' in parsed) return Response.json(jsonRpcBoundsError(parsed.value, parsed.problem));
+      const tally: Tally = { ran: 0, refused: undefined };
+      const mcp = server(caller, chargeTurn, tally);
       // No session id generator: stateless, every request stands alone.
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
       await mcp.connect(transport);
+      let response: Response;
       try {
-        return await transport.handleRequest(request);
+        response =
+          'value' in parsed
+            ? await transport.handleRequest(request, { parsedBody: parsed.value })
+            : await transport.handleRequest(
+                new Request(request.url, { method: 'POST', headers: request.headers, body: text }),
+              );
       } finally {
         await mcp.close().catch(() => {});
       }
+      return tally.refused && tally.ran === 0 ? tooManyRequests(response, tally.refused) : response;
     },
   };
+}
+
+/**
+ * The answer of a request whose every tool call the rate limit refused: the
+ * same JSON-RPC body (an error per call), as 429 with `Retry-After`.
+ */
+function tooManyRequests(response: Response, { retryAfterSeconds }: RateLimitRefusal): Response {
+  const headers = new Headers(response.headers);
+  headers.set('retry-after', String(retryAfterSeconds));
+  return new Response(response.body, { status: 429, statusText: 'Too Many Requests', headers });
 }

@@ -14,9 +14,18 @@ export interface A2aMountSettings {
 /** The path of the agent card, fixed by the A2A specification. */
 export const AGENT_CARD_ROUTE = '/.well-known/agent-card.json';
 
+/** A `Host` value: a name or an IPv4 address, or an IPv6 address in brackets, with an optional port. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
 /** Throws a `ConfigurationError` for A2A options the server could not serve. */
-function checkA2aOptions({ path, publicUrl }: A2aOptions): void {
+function checkA2aOptions({ path, publicUrl, trustedHosts }: A2aOptions): void {
   if (path !== undefined) checkMountPath('a2a.path', path, '/a2a');
+  for (const host of trustedHosts ?? []) {
+    if (typeof host !== 'string' || !HOST.test(host))
+      throw new ConfigurationError({
+        message: `a2a.trustedHosts holds '${String(host)}': give host names, or name:port, without a scheme or path`,
+      });
+  }
   if (publicUrl !== undefined) {
     let parsed: URL | undefined;
     try {

@@ -19,7 +19,7 @@ export interface ApiKeyOwner {
   name?: string;
   /** When the key belongs to one user: requests act as that user, whatever `userId` they send. */
   userId?: string;
-  /** This key's rate limit, overriding the app's `rateLimit`. */
+  /** This key's rate limit in turns per minute (see `RateLimitOptions.requestsPerMinute`), overriding the app's. */
   requestsPerMinute?: number;
 }
 

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
+import { parseBoundedJson } from '../backend/json-bounds.js';
 import { publicErrorOf } from '../backend/public-error.js';
 
 /** Writes the JSON error body every route uses. */
@@ -62,11 +63,19 @@ export function parseOrThrow<T>(schema: z.ZodType<T>, value: unknown, what: stri
   throw new ValidationError({ message: `Invalid ${what}`, issues });
 }
 
-/** Parses a JSON body, turning bad JSON into a `ValidationError` instead of a 500. */
+/**
+ * Parses a JSON body, turning bad JSON, or JSON nested deeper than
+ * `MAX_JSON_DEPTH`, into a `ValidationError` instead of a 500.
+ */
 export function parseJsonBody(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ValidationError({ message: 'Malformed JSON body' });
+  const parsed = parseBoundedJson(text);
+  if ('malformed' in parsed) throw new ValidationError({ message: 'Malformed JSON body' });
+  if ('problem' in parsed) {
+    const { path, message } = parsed.problem;
+    throw new ValidationError({
+      message: 'Invalid request body',
+      issues: [path.length > 0 ? `${path.join('.')}: ${message}` : message],
+    });
   }
+  return parsed.value;
 }

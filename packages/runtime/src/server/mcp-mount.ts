@@ -1,6 +1,7 @@
 import { type AgentMeta, ConfigurationError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import { turnChargeOf } from './access.js';
 import type { CorsOptions } from './cors.js';
 import { errorResponse } from './http-errors.js';
 import { checkMountPath, requirePeer } from './mount-checks.js';
@@ -119,7 +120,7 @@ export function mountMcp(
       if (!originAllowed(c, settings.cors))
         return errorResponse(c, 403, 'forbidden_origin', 'Requests from this origin are not allowed');
       if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
-      return (await load()).handle(c.req.raw, settings.callerOf(c));
+      return (await load()).handle(c.req.raw, settings.callerOf(c), turnChargeOf(c));
     }),
   );
   // Stateless: no stream to open with GET, no session to end with DELETE (405, as the transport specification allows).

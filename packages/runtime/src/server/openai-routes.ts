@@ -8,6 +8,7 @@ import { chatCompletion, turnMessage } from './openai-completion.js';
 import { asOpenAiErrorResponse, openAiErrorBodyFor, openAiErrorResponse } from './openai-errors.js';
 import { ChatCompletionRequestSchema } from './openai-schemas.js';
 import { streamCompletion } from './openai-stream.js';
+import { clientClosedResponse, isClientClosed } from './request-log.js';
 import { IdempotencyKeySchema, SessionIdSchema } from './schemas.js';
 
 /** What {@link mountOpenAiRoutes} shares with the other routes. */
@@ -76,6 +77,7 @@ export function mountOpenAiRoutes(
       try {
         response = await handler(c);
       } catch (error) {
+        if (isClientClosed(error, c)) return clientClosedResponse();
         response = handleError(error, c, backend.log, exposeErrorDetails);
       }
       const shaped = await asOpenAiErrorResponse(response);

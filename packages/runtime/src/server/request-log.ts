@@ -84,6 +84,28 @@ export function unexpectedErrorLog(logger: Logger): (error: unknown, c?: Context
   };
 }
 
+/**
+ * The status a request's line shows when its client went away before the
+ * answer (nginx's "client closed request"): logged at info, as nothing
+ * failed on the server's side.
+ */
+export const CLIENT_CLOSED_STATUS = 499;
+
+/**
+ * True when `error` is the client going away: the connection closed while
+ * its body was read (Node's `aborted`), or the request's signal aborted it.
+ */
+export function isClientClosed(error: unknown, c: Context): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.message === 'aborted' && (error as { code?: unknown }).code === 'ECONNRESET') return true;
+  return error.name === 'AbortError' && c.req.raw.signal?.aborted === true;
+}
+
+/** The answer to a request whose client went away: nobody reads it, the request's line shows it. */
+export function clientClosedResponse(): Response {
+  return new Response(null, { status: CLIENT_CLOSED_STATUS });
+}
+
 /** The pattern of the route that answered, e.g. `/v1/sessions/:id`; null when none matched. */
 function routeOf(c: Context): string | null {
   // The middlewares' own pattern (`*`, which Hono stores as `/*`) is last when no route matched.

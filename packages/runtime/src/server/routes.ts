@@ -24,7 +24,8 @@ import { errorResponse, handleError, parseJsonBody, parseOrThrow } from './http-
 import { type McpOptions, mountMcp } from './mcp-mount.js';
 import { mountOpenAiRoutes } from './openai-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
-import { noteRequest, requestIdOf, requestLog } from './request-log.js';
+import { protocolErrorShapes } from './protocol-error-shapes.js';
+import { clientClosedResponse, isClientClosed, noteRequest, requestIdOf, requestLog } from './request-log.js';
 import {
   ApprovalRequestSchema,
   chatRequestSchema,
@@ -70,6 +71,14 @@ function callDepthOf(c: Context, maxCallDepth: number): number {
   return depth;
 }
 
+/** The paths of the JSON-RPC endpoints (A2A, MCP) the options mount. */
+function jsonRpcPathsOf(a2a: boolean | A2aOptions, mcp: boolean | McpOptions): string[] {
+  const paths: string[] = [];
+  if (a2a) paths.push((a2a === true ? undefined : a2a.path) ?? '/a2a');
+  if (mcp) paths.push((mcp === true ? undefined : mcp.path) ?? '/mcp');
+  return paths;
+}
+
 /** Builds the Hono app serving the Switchboard HTTP API. */
 export function createRoutes(
   backend: HttpBackend,
@@ -99,9 +108,15 @@ export function createRoutes(
   const agentsBody = { agents: backend.agents };
   const app = new Hono();
 
-  app.onError((error, c) => handleError(error, c, backend.log, exposeErrorDetails));
+  app.onError((error, c) =>
+    // A client that went away is no server error: its request's line says 499, at info.
+    isClientClosed(error, c)
+      ? clientClosedResponse()
+      : handleError(error, c, backend.log, exposeErrorDetails),
+  );
   // First, so that every answer is logged and carries x-request-id; CORS before auth, as preflights carry no key.
   app.use('*', requestLog(backend.logger));
+  app.use('*', protocolErrorShapes(jsonRpcPathsOf(a2a, mcp)));
   if (backend.cors) app.use('*', corsMiddleware(backend.cors));
   // Before auth: the console's page and files hold no data; the API calls it makes carry the key.
   const consoleRoutes = consoleOption

@@ -1,5 +1,6 @@
 import { AgentMetaSchema, MessageItemSchema } from '@switchboard/core';
 import { z } from 'zod';
+import { jsonBoundsProblem, MAX_METADATA_BYTES, MAX_METADATA_DEPTH } from '../backend/json-bounds.js';
 import {
   IdempotencyKeySchema,
   SessionIdSchema,
@@ -16,6 +17,8 @@ import {
 
 export {
   IdempotencyKeySchema,
+  MAX_METADATA_BYTES,
+  MAX_METADATA_DEPTH,
   RouteStepSchema,
   SessionIdSchema,
   TurnIdSchema,
@@ -24,36 +27,17 @@ export {
   UserIdSchema,
 };
 
-/** How deep `POST /v1/chat` metadata may nest: 8 levels of objects and arrays, the metadata object included. */
-export const MAX_METADATA_DEPTH = 8;
-/** The largest `POST /v1/chat` metadata, as JSON: 16 KiB. */
-export const MAX_METADATA_BYTES = 16 * 1024;
-
-/** True when `value` nests objects and arrays at most `maxDepth` levels; never walks deeper (no recursion). */
-function nestsAtMost(value: unknown, maxDepth: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  for (let item = stack.pop(); item; item = stack.pop()) {
-    const [current, depth] = item;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth > maxDepth) return false;
-    for (const child of Object.values(current)) stack.push([child, depth + 1]);
-  }
-  return true;
-}
-
 /**
  * Metadata is stored with the message and walked by stores and tracing:
  * bounded in depth (checked first, so that nothing deeper is walked) and size.
  */
 const MetadataSchema = z.record(z.string(), z.unknown()).superRefine((metadata, context) => {
-  if (!nestsAtMost(metadata, MAX_METADATA_DEPTH)) {
-    context.addIssue({ code: 'custom', message: `metadata must nest at most ${MAX_METADATA_DEPTH} levels` });
-  } else if (Buffer.byteLength(JSON.stringify(metadata)) > MAX_METADATA_BYTES) {
-    context.addIssue({
-      code: 'custom',
-      message: `metadata must be at most ${MAX_METADATA_BYTES} bytes as JSON`,
-    });
-  }
+  const problem = jsonBoundsProblem(
+    metadata,
+    { maxDepth: MAX_METADATA_DEPTH, maxBytes: MAX_METADATA_BYTES },
+    'metadata',
+  );
+  if (problem) context.addIssue({ code: 'custom', message: problem.message });
 });
 
 /** Builds the `POST /v1/chat` body schema for a maximum message length (once, at start-up). */

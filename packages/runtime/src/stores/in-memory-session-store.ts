@@ -1,11 +1,24 @@
-import { ConfigurationError, type MessageItem, SessionBusyError, type UserMessage } from '@switchboard/core';
+import {
+  ConfigurationError,
+  type MessageItem,
+  PendingApprovalsLimitError,
+  SessionBusyError,
+  type UserMessage,
+} from '@switchboard/core';
 import { z } from 'zod';
 import { isFinished, keepAliveUntil, type TurnRecord } from '../turns/turn-record.js';
-import { type PackedSession, packSession, unpackSession } from './compact-records.js';
 import { freezeMessage } from './freeze.js';
 import { historyPageOf } from './history-page.js';
 import { InMemoryLeases } from './in-memory-leases.js';
-import { decodePageCursor, encodePageCursor } from './page-cursor.js';
+import {
+  compact,
+  expand,
+  messageCount,
+  NOT_COMPACTABLE,
+  type SessionData,
+  stateOf,
+} from './in-memory-session-data.js';
+import { SealedPageCursors } from './page-cursor.js';
 import type {
   AppendOptions,
   HistoryPage,
@@ -19,18 +32,31 @@ import type {
   SessionStore,
   SessionSummary,
 } from './session-store.js';
+import { type SessionState, TenantShares } from './tenant-shares.js';
 
 /** Options of {@link InMemorySessionStore}. */
 export interface InMemorySessionStoreOptions {
   /** A session with no write for this long is forgotten (default 86 400, one day). */
   idleTtlSeconds?: number;
   /**
-   * The most sessions kept (default 10 000): past it the least recently
-   * written session is forgotten, so that a public demo server cannot be
-   * filled. A session whose lease is held or whose turn is unfinished (running
-   * or awaiting approval) is never forgotten this way.
+   * The most sessions kept (default 10 000), shared fairly between tenants:
+   * past it, the tenant holding the most sessions (the one over its share of
+   * the cap, whoever wrote last) loses its least recently written one, so
+   * that one tenant filling the store forgets its own sessions, never
+   * another's. A session whose lease is held or whose turn is unfinished
+   * (running or awaiting approval) is never forgotten this way, but counts
+   * towards its tenant's share. Without auth, all sessions share one tenant.
    */
   maxSessions?: number;
+  /**
+   * The most sessions of one tenant (or, without auth, of the server) whose
+   * turn may wait for approval at once (default 1 000; a turn waiting on
+   * several calls counts once). Such a session is kept until its approvals
+   * are decided or expire (a day by default), so past this bound a new turn
+   * of the tenant is refused with `PendingApprovalsLimitError` (HTTP 429
+   * `too_many_pending_approvals`) rather than growing memory without bound.
+   */
+  maxPendingApprovalsPerTenant?: number;
   /**
    * A session with no write for this many seconds, whose last turn has
    * ended, is kept compacted (default 30, longer than a person usually takes
@@ -50,39 +76,12 @@ export interface InMemorySessionStoreOptions {
   compactAfterSeconds?: number | false;
 }
 
-/** Read in place of the arrays of a compacted session: empty and never written to. */
-const NO_MESSAGES: MessageItem[] = Object.freeze([]) as unknown as MessageItem[];
-const NO_TURNS: TurnRecord[] = Object.freeze([]) as unknown as TurnRecord[];
-/** `compactedMessages` of a session that failed to compact: not tried again until its next write. */
-const NOT_COMPACTABLE = -1;
 /** The longest pause between looks for idle sessions to compact. */
 const MAX_COMPACT_INTERVAL_MS = 5_000;
 /** Sessions compacted at most per timer tick, so that a tick stays short; the rest wait a few ms. */
 const COMPACTIONS_PER_TICK = 1000;
 
-interface SessionData {
-  /** The messages ({@link NO_MESSAGES} while compacted). */
-  messages: MessageItem[];
-  /** The turn records ({@link NO_TURNS} while compacted). */
-  turns: TurnRecord[];
-  /** While compacted: the messages and turns in compact JSON (see `packSession`). */
-  compacted: string | undefined;
-  /** While compacted: the id tag written `~` in the text, when one was. */
-  compactedTag: string | undefined;
-  /** While compacted: how many messages the text holds; {@link NOT_COMPACTABLE} when it failed to compact. */
-  compactedMessages: number;
-  /** Idempotency keys seen: key → the turn and the request fingerprint. */
-  requestKeys: Map<string, { turnId: string; fingerprint: string }> | undefined;
-  expiresAt: number;
-  /** The tenant it was opened for (`OpenTurnOptions.tenant`; null for none), unset until a turn opens it (unlisted until then). */
-  tenant: string | null | undefined;
-  /** When it was last written (epoch ms). */
-  lastActiveAt: number;
-  /** The number of the last write to any session: the order of {@link InMemorySessionStore}'s map, and its list cursors. */
-  writeNumber: number;
-}
-
-/** A cursor of `listSessions`: the write number of the last session listed. */
+/** A cursor of `listSessions`: the write number of the last session listed (sealed: it counts every tenant's writes). */
 const ListCursorSchema = z.number().int().nonnegative();
 
 /** The longest pause between sweeps of idle sessions. */
@@ -91,8 +90,9 @@ const MAX_SWEEP_INTERVAL_MS = 60_000;
 /**
  * The embedded {@link SessionStore}: sessions live in this process's memory
  * and are forgotten after `idleTtlSeconds` without a write, when more than
- * `maxSessions` are kept (the least recently written first), never while a
- * turn holds the session or waits for an approval; and on restart.
+ * `maxSessions` are kept (the least recently written of the tenant holding
+ * the most first), never while a turn holds the session or waits for an
+ * approval; and on restart.
  *
  * It answers every call at once, without a promise. Appends are O(1), reads
  * copy only the requested tail, and the lease is a fair (first come, first
@@ -115,8 +115,12 @@ export class InMemorySessionStore implements SessionStore {
   readonly specificationVersion = 'v2' as const;
   readonly #sessions = new Map<string, SessionData>();
   readonly #leases = new InMemoryLeases();
+  readonly #cursors = new SealedPageCursors();
   readonly #idleTtlMs: number;
   readonly #maxSessions: number;
+  readonly #maxPendingApprovals: number;
+  /** Per-tenant counts and eviction order. */
+  readonly #shares = new TenantShares();
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   /** The session of the last write (already last in {@link #sessions}): a turn's writes move nothing. */
@@ -129,6 +133,7 @@ export class InMemorySessionStore implements SessionStore {
   constructor({
     idleTtlSeconds = 86_400,
     maxSessions = 10_000,
+    maxPendingApprovalsPerTenant = 1_000,
     compactAfterSeconds = 30,
   }: InMemorySessionStoreOptions = {}) {
     if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
@@ -141,6 +146,11 @@ export class InMemorySessionStore implements SessionStore {
         message: `maxSessions must be a positive whole number, got ${maxSessions}`,
       });
     }
+    if (!Number.isSafeInteger(maxPendingApprovalsPerTenant) || maxPendingApprovalsPerTenant <= 0) {
+      throw new ConfigurationError({
+        message: `maxPendingApprovalsPerTenant must be a positive whole number, got ${maxPendingApprovalsPerTenant}`,
+      });
+    }
     if (
       compactAfterSeconds !== false &&
       (!(compactAfterSeconds > 0) || !Number.isFinite(compactAfterSeconds))
@@ -151,6 +161,7 @@ export class InMemorySessionStore implements SessionStore {
     }
     this.#idleTtlMs = idleTtlSeconds * 1000;
     this.#maxSessions = maxSessions;
+    this.#maxPendingApprovals = maxPendingApprovalsPerTenant;
     this.#sweepTimer = setInterval(() => this.#sweep(), Math.min(this.#idleTtlMs, MAX_SWEEP_INTERVAL_MS));
     this.#sweepTimer.unref();
     if (compactAfterSeconds !== false) {
@@ -161,7 +172,11 @@ export class InMemorySessionStore implements SessionStore {
     }
   }
 
-  /** Stores the user message and the turn unless the last turn is unfinished or the key was seen. */
+  /**
+   * Stores the user message and the turn unless the last turn is unfinished
+   * or the key was seen; refuses it when the tenant has
+   * `maxPendingApprovalsPerTenant` sessions waiting for approval.
+   */
   openTurn(
     sessionId: string,
     userMessage: UserMessage,
@@ -175,8 +190,9 @@ export class InMemorySessionStore implements SessionStore {
       const last = session.turns[session.turns.length - 1];
       if (last && !isFinished(last.status)) return { kind: 'unfinished', turn: structuredClone(last) };
     }
-    const written = this.#write(sessionId, [userMessage], turn, true, idleTtlMs);
-    written.tenant = tenant ?? null;
+    if (this.#shares.awaitingOf(tenant ?? null) >= this.#maxPendingApprovals)
+      throw new PendingApprovalsLimitError({ limit: this.#maxPendingApprovals });
+    const written = this.#write(sessionId, [userMessage], turn, true, idleTtlMs, tenant ?? null);
     if (requestKey) {
       written.requestKeys ??= new Map();
       written.requestKeys.set(requestKey.key, { turnId: turn.turnId, fingerprint: requestKey.fingerprint });
@@ -213,11 +229,12 @@ export class InMemorySessionStore implements SessionStore {
    * The tenant's sessions, most recently written first: the map's own order
    * (least recently written first), walked backwards. The cursor is the
    * write number of the last session listed, so a session written since
-   * moves to the front rather than repeating on a later page.
+   * moves to the front rather than repeating on a later page; sealed for
+   * the tenant, as the number counts every tenant's writes.
    */
   listSessions({ limit, cursor, tenant }: ListSessionsOptions): SessionListPage {
     const before =
-      cursor === undefined ? Number.POSITIVE_INFINITY : decodePageCursor(cursor, ListCursorSchema);
+      cursor === undefined ? Number.POSITIVE_INFINITY : this.#cursors.open(cursor, ListCursorSchema, tenant);
     const entries = [...this.#sessions];
     const now = Date.now();
     const sessions: SessionSummary[] = [];
@@ -227,7 +244,7 @@ export class InMemorySessionStore implements SessionStore {
       if (session.writeNumber >= before || session.tenant !== (tenant ?? null) || messageCount(session) === 0)
         continue;
       if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) continue;
-      if (sessions.length === limit) return { sessions, nextCursor: encodePageCursor(lastListed) };
+      if (sessions.length === limit) return { sessions, nextCursor: this.#cursors.seal(lastListed, tenant) };
       sessions.push({ sessionId, lastActiveAt: session.lastActiveAt, messageCount: messageCount(session) });
       lastListed = session.writeNumber;
     }
@@ -254,9 +271,9 @@ export class InMemorySessionStore implements SessionStore {
 
   /** Forgets the session's messages, turns and request keys; false when there was nothing. */
   delete(sessionId: string): boolean {
-    const existed = this.#live(sessionId, false) !== undefined;
-    this.#sessions.delete(sessionId);
-    return existed;
+    const session = this.#live(sessionId, false);
+    if (session) this.#forget(sessionId, session);
+    return session !== undefined;
   }
 
   /** The lease at once when the session is free; otherwise waits (first come, first served). */
@@ -305,8 +322,12 @@ export class InMemorySessionStore implements SessionStore {
     turn: TurnRecord | undefined,
     newTurn: boolean,
     idleTtlMs = this.#idleTtlMs,
+    tenant?: string | null,
   ) {
     let session = this.#live(sessionId);
+    /** Its state as its tenant's share has it; undefined when the share must be told again. */
+    let placed: SessionState | undefined;
+    const created = !session;
     if (!session) {
       // Every field from the start: fields added later would cost the object a second block.
       session = {
@@ -316,17 +337,23 @@ export class InMemorySessionStore implements SessionStore {
         compactedTag: undefined,
         compactedMessages: 0,
         requestKeys: undefined,
-        tenant: undefined,
+        tenant,
         expiresAt: 0,
         lastActiveAt: 0,
         writeNumber: 0,
       };
       this.#sessions.set(sessionId, session);
-      if (this.#sessions.size > this.#maxSessions) this.#evict(sessionId);
-    } else if (this.#lastWritten !== sessionId) {
-      // The map's order is the order of last writes: the first entry is the least recently written.
-      this.#sessions.delete(sessionId);
-      this.#sessions.set(sessionId, session);
+    } else {
+      if (tenant !== undefined && tenant !== (session.tenant ?? null)) {
+        // First opened by a turn after a bare append: it moves to the turn's tenant.
+        this.#shares.remove(session.tenant ?? null, sessionId);
+      } else if (this.#lastWritten === sessionId) placed = stateOf(session);
+      if (tenant !== undefined) session.tenant = tenant;
+      if (this.#lastWritten !== sessionId) {
+        // The map's order is the order of last writes: the first entry is the least recently written.
+        this.#sessions.delete(sessionId);
+        this.#sessions.set(sessionId, session);
+      }
     }
     this.#lastWritten = sessionId;
     session.compactedMessages = 0;
@@ -344,7 +371,16 @@ export class InMemorySessionStore implements SessionStore {
     const idleExpiry = now + idleTtlMs;
     const kept = turn ? keepAliveUntil(turn) : undefined;
     session.expiresAt = kept === null ? Number.POSITIVE_INFINITY : Math.max(idleExpiry, kept ?? 0);
+    const state = stateOf(session);
+    if (state !== placed) this.#shares.place(session.tenant ?? null, sessionId, state);
+    if (created && this.#sessions.size > this.#maxSessions) this.#evict(sessionId);
     return session;
+  }
+
+  /** Forgets a session, and tells its tenant's share. */
+  #forget(sessionId: string, session: SessionData): void {
+    this.#sessions.delete(sessionId);
+    this.#shares.remove(session.tenant ?? null, sessionId);
   }
 
   /**
@@ -354,7 +390,7 @@ export class InMemorySessionStore implements SessionStore {
   #live(sessionId: string, unpack = true): SessionData | undefined {
     const session = this.#sessions.get(sessionId);
     if (session && session.expiresAt <= Date.now() && !this.#leases.isHeld(sessionId)) {
-      this.#sessions.delete(sessionId);
+      this.#forget(sessionId, session);
       return undefined;
     }
     if (unpack && session?.compacted !== undefined) expand(session);
@@ -422,19 +458,22 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   /**
-   * Forgets the least recently written sessions until at most `maxSessions`
-   * are kept, skipping `current` (being written), sessions whose lease is held
-   * and sessions whose last turn has not finished.
+   * Forgets sessions of the tenant holding the most until at most
+   * `maxSessions` are kept: its least recently written whose last turn has
+   * ended, skipping `current` (being written) and sessions whose lease is
+   * held. When all of them are held, the store stays over the cap until one
+   * is free (the held ones are bounded by the turns running, the waiting
+   * ones by `maxPendingApprovalsPerTenant`).
    */
   #evict(current: string): void {
     let excess = this.#sessions.size - this.#maxSessions;
-    for (const [sessionId, session] of this.#sessions) {
+    const tenant = this.#shares.largest();
+    if (tenant === undefined) return;
+    for (const sessionId of this.#shares.ended(tenant)) {
       if (excess <= 0) return;
-      // A compacted session's turns have all ended (and read as none here).
-      const last = session.turns[session.turns.length - 1];
-      if (sessionId === current || this.#leases.isHeld(sessionId) || (last && !isFinished(last.status)))
-        continue;
-      this.#sessions.delete(sessionId);
+      const session = this.#sessions.get(sessionId);
+      if (!session || sessionId === current || this.#leases.isHeld(sessionId)) continue;
+      this.#forget(sessionId, session);
       excess -= 1;
     }
   }
@@ -442,47 +481,7 @@ export class InMemorySessionStore implements SessionStore {
   #sweep(): void {
     const now = Date.now();
     for (const [sessionId, session] of this.#sessions) {
-      if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) this.#sessions.delete(sessionId);
+      if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) this.#forget(sessionId, session);
     }
   }
-}
-
-/** How many messages a session holds, compacted or not. */
-function messageCount(session: SessionData): number {
-  return session.compacted === undefined ? session.messages.length : session.compactedMessages;
-}
-
-/** Replaces a session's messages and turns by one packed text (see `packSession`). */
-function compact(session: SessionData): boolean {
-  const { messages, turns } = session;
-  if (messages.length === 0 && turns.length === 0) return false;
-  let packed: PackedSession;
-  try {
-    packed = packSession(messages, turns);
-  } catch {
-    // A value JSON cannot hold (a BigInt, a cycle in metadata or an agent's state), or a message that
-    // would not read back: the session stays as it is, and is not tried again until its next write.
-    session.compactedMessages = NOT_COMPACTABLE;
-    return false;
-  }
-  session.compacted = packed.text;
-  session.compactedTag = packed.tag;
-  session.compactedMessages = messages.length;
-  session.messages = NO_MESSAGES;
-  session.turns = NO_TURNS;
-  return true;
-}
-
-/** Unpacks a compacted session back into its messages (frozen) and turns. */
-function expand(session: SessionData): void {
-  const { messages, turns } = unpackSession({
-    text: session.compacted as string,
-    tag: session.compactedTag,
-  });
-  for (const message of messages) freezeMessage(message);
-  session.messages = messages;
-  session.turns = turns;
-  session.compacted = undefined;
-  session.compactedTag = undefined;
-  session.compactedMessages = 0;
 }

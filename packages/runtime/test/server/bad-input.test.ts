@@ -137,7 +137,8 @@ describe('POST /v1/chat metadata limits', () => {
     [
       'nested 50 000 levels deep',
       `{"message":"hi","sessionId":"meta-deep","metadata":${nestedJson(50_000)}}`,
-      /metadata.*8 levels/,
+      // Past the bound of every request body (32 levels), refused before the schema walks it.
+      /metadata.*32 levels/,
     ],
     [
       'of more than 16 KiB',

@@ -187,15 +187,17 @@ describe.each(storeSetups(redis))('session list and history pages over HTTP with
       ['shared', 3],
     ]);
 
-    // A cursor handed to acme, replayed by globex, pages globex's own list.
+    // A cursor handed to acme, replayed by globex, never shows acme's sessions: in memory the cursor is
+    // sealed for acme (400); on Redis it is a position in globex's own list.
     const acmeFirst = await get<SessionList>(app, '/v1/sessions?limit=1', bearer(ACME_KEY));
     const replayed = await get<SessionList>(
       app,
       `/v1/sessions?cursor=${acmeFirst.body.nextCursor}`,
       bearer(GLOBEX_KEY),
     );
-    expect(replayed.status).toBe(200);
-    for (const session of replayed.body.sessions) expect(['g-1', 'shared']).toContain(session.sessionId);
+    expect(replayed.status).toBe(setup.name === 'in-memory stores' ? 400 : 200);
+    for (const session of replayed.body.sessions ?? [])
+      expect(['g-1', 'shared']).toContain(session.sessionId);
 
     expect((await app.request('/v1/sessions')).status).toBe(401);
     // A tenant's deleted session leaves only its list.

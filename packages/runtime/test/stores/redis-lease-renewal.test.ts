@@ -76,4 +76,28 @@ describe('a Redis lease renewal', () => {
       await sessions.close();
     }
   });
+
+  it('that is gone fences the writer too: a holder that stalled past its lease writes nothing once it wakes', async () => {
+    // Stalled past its ttl, the holder's lease expired; another turn took the session and released it again.
+    const prefix = redis.prefix();
+    const sessions = new RedisSessionStore(REDIS_URL, { keyPrefix: prefix });
+    try {
+      const { question, lease } = await openedTurn(sessions, 'stalled');
+      await redis.admin.del(leaseKey(prefix, 'stalled'));
+      const late: MessageItem = {
+        id: 'msg_late',
+        role: 'assistant',
+        toolCallId: 'call_late',
+        content: 'too late',
+        createdAt: new Date().toISOString(),
+      };
+      await expect(
+        sessions.append('stalled', [late], { lease, turn: turnRecord(question.id), releaseLease: true }),
+      ).rejects.toThrow(/was taken over by another turn/);
+      expect((await sessions.read('stalled')).map((message) => message.content)).toEqual([question.content]);
+      expect(await redis.admin.exists(leaseKey(prefix, 'stalled'))).toBe(0);
+    } finally {
+      await sessions.close();
+    }
+  });
 });

@@ -5,12 +5,14 @@ import { RedisScript } from './redis-script.js';
  * Inside Lua a missing key reads as `false`.
  */
 
-/** The lease check every session write starts with: -1 when another token holds the lease. */
+/**
+ * The lease check every session write with a lease starts with: -1 unless
+ * the writer's token still holds the lease. A lease that is gone counts as
+ * lost too: its holder may have stalled past its ttl while another turn took
+ * the session and released it, and a write then would land in that turn.
+ */
 const CHECK_LEASE = `
-if ARGV[3] ~= '' then
-  local holder = redis.call('GET', KEYS[3])
-  if holder and holder ~= ARGV[3] then return {-1} end
-end
+if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then return {-1} end
 `;
 
 /**
@@ -81,9 +83,8 @@ return {0, table.concat(records, '\\n')}
  * Appends message records and, optionally, replaces the session's last turn
  * record (the current turn's), then refreshes the expiry. Pushes go in
  * batches so that a long append stays within Lua's stack. Returns {0}, or
- * {-1} when another token holds the lease (this writer's lease expired and
- * another turn took the session); a lease that expired with nobody taking it
- * does not stop the write.
+ * {-1} when the writer's token no longer holds the lease (it expired, and
+ * another turn may have taken the session).
  *
  * With ARGV[4] = '1' it then releases the lease (the holder's last write),
  * so a turn's end is one round trip, release included.
