@@ -1,4 +1,5 @@
 import { ConfigurationError } from '@switchboard/core';
+import { KEY_SCOPES } from '@switchboard/runtime';
 import { z } from 'zod';
 
 const ORCHESTRATORS = ['keyword', 'round-robin', 'task', 'llm', 'supervisor', 'plan', 'meta'] as const;
@@ -54,11 +55,19 @@ const EnvSchema = z.object({
     })
     .pipe(
       z.record(
-        z.string().min(16, 'API keys must be at least 16 characters long'),
+        // A key in clear (16 characters at least), or its digest: `sha256:<64 hex digits>`.
+        z
+          .string()
+          .min(16, 'API keys must be at least 16 characters long')
+          .refine((key) => !/^sha256:/i.test(key) || /^sha256:[0-9a-f]{64}$/i.test(key), {
+            message: 'A hashed API key is sha256: followed by 64 hex digits',
+          }),
         z.object({
           tenantId: z.string().min(1),
           name: z.string().min(1).optional(),
           userId: z.string().min(1).optional(),
+          scopes: z.array(z.enum(KEY_SCOPES)).optional(),
+          expiresAt: z.iso.datetime({ offset: true }).optional(),
           requestsPerMinute: z.number().int().positive().optional(),
         }),
       ),
@@ -111,6 +120,14 @@ const EnvSchema = z.object({
   DEMO_AGENT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).optional(),
 });
 
+/** Where a problem is, for the error message; an API key (a record key of SWITCHBOARD_API_KEYS) is never named. */
+function pathOf(path: readonly PropertyKey[]): string {
+  const shown = path.map((part, index) =>
+    index === 1 && path[0] === 'SWITCHBOARD_API_KEYS' ? '<key>' : String(part),
+  );
+  return shown.join('.');
+}
+
 /** The server's configuration, read from environment variables. */
 export type ServerConfig = z.infer<typeof EnvSchema>;
 
@@ -119,9 +136,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
-    const problems = parsed.error.issues
-      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
-      .join('; ');
+    const problems = parsed.error.issues.map((issue) => `${pathOf(issue.path)}: ${issue.message}`).join('; ');
     throw new ConfigurationError({ message: `invalid configuration: ${problems}` });
   }
   if (MODEL_ORCHESTRATORS.includes(parsed.data.ORCHESTRATOR) && !parsed.data.OPENAI_API_KEY) {

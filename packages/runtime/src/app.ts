@@ -14,6 +14,7 @@ import {
 import type { Hono } from 'hono';
 import type { A2aOptions } from './a2a/a2a-options.js';
 import { type Agent, agentMeta } from './agents/agent.js';
+import type { ApproversPolicy } from './backend/approvers.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { TurnEvent } from './engine/events.js';
 import { TraceNaming } from './engine/trace-labels.js';
@@ -75,6 +76,14 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * the caller's tenant. See {@link apiKeys}.
    */
   auth?: AuthOptions;
+  /**
+   * Who may decide approvals, with `auth` (the decider is always the
+   * deciding key's identity, never a `userId` the request claims). Default:
+   * keys with the `approvals:decide` scope, and never a user-bound key on
+   * its own user's turn. Without `auth`, whoever calls decides, as today.
+   * See {@link ApproversPolicy}.
+   */
+  approvers?: ApproversPolicy;
   /**
    * With `auth`: turns per minute per API key (a key's own limit overrides
    * it; a batch of MCP tool calls counts each), failed authentications and
@@ -345,6 +354,7 @@ export class App {
         deleteSession: (sessionId, tenantId) => this.deleteSession(sessionId, tenantId),
         deleteUser: (userId, tenantId) => this.deleteUser(userId, tenantId),
         auth: this.#options.auth,
+        approvers: this.#options.approvers,
         rateLimit: this.#options.rateLimit,
         rateLimiter: this.#rateLimiter,
         checkReady: () => this.#checkReady(),

@@ -66,7 +66,20 @@ export {
   type StartOptions,
   sessionIdForKey,
 } from './app.js';
-export type { AuthOptions, Principal } from './backend/principal.js';
+export {
+  ApprovalForbiddenError,
+  type ApprovalRefusal,
+  InsufficientScopeError,
+} from './backend/access-errors.js';
+export type { ApprovalCaller, ApproverRule, ApproversPolicy } from './backend/approvers.js';
+export {
+  type AuthOptions,
+  DEFAULT_TENANT_SCOPES,
+  DEFAULT_USER_SCOPES,
+  KEY_SCOPES,
+  type KeyScope,
+  type Principal,
+} from './backend/principal.js';
 export type { TurnEvent, TurnEventType } from './engine/events.js';
 export type {
   ApprovalResolution,

@@ -323,7 +323,7 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
     const ids = turnOfTaskId(taskId);
     if (!ids || !SessionIdSchema.safeParse(ids.sessionId).success)
       throw new TaskNotFoundError(`No task ${taskId}`);
-    const sessions = this.#backend.sessionsOf(callerOf(context).tenantId);
+    const sessions = sessionsOf(this.#backend, callerOf(context));
     const turn = (await sessions.listTurns(ids.sessionId)).find(
       (candidate) => candidate.turnId === ids.turnId,
     );
@@ -337,7 +337,7 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
    * an older task's is found in the whole history.
    */
   async #answerOf(sessionId: string, turn: TurnRecord, context: ServerCallContext): Promise<string> {
-    const sessions = this.#backend.sessionsOf(callerOf(context).tenantId);
+    const sessions = sessionsOf(this.#backend, callerOf(context));
     let messages: MessageItem[] = await sessions.read(sessionId, { limit: RECENT_MESSAGES });
     let start = messages.findIndex((item) => item.id === turn.userMessageId);
     if (start === -1 && messages.length === RECENT_MESSAGES) {
@@ -357,6 +357,11 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
 
 /** How many of a session's last messages `GetTask` reads first to find a task's answer. */
 const RECENT_MESSAGES = 500;
+
+/** The sessions a caller may read: its tenant's, or, for a user-bound key, its user's. */
+function sessionsOf(backend: ServerBackend, caller: Caller) {
+  return backend.sessionsOf(caller.tenantId, caller.principal?.userId);
+}
 
 /** The caller the route stored on the call context. */
 function callerOf(context: ServerCallContext): Caller {

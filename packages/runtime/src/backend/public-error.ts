@@ -10,6 +10,8 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 /** The HTTP status of each error code: the routes answer with it, the A2A adapter sorts errors by it. */
 const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   validation_error: 400,
+  insufficient_scope: 403,
+  approval_forbidden: 403,
   not_found: 404,
   session_busy: 409,
   approval_pending: 409,
@@ -44,10 +46,14 @@ function storeFailureMessage(outcome: string | undefined, sentIdempotencyKey: bo
 /** The fields beside code and message that tell a client what to do next. */
 function extraFields(error: SwitchboardError): Record<string, unknown> | undefined {
   const fields = error as SwitchboardError & {
+    scope?: string;
+    reason?: string;
     approvalIds?: readonly string[];
     turnId?: string;
     outcome?: string;
   };
+  if (error.code === 'insufficient_scope') return { scope: fields.scope };
+  if (error.code === 'approval_forbidden') return { reason: fields.reason };
   if (error.code === 'approval_pending')
     return { approvalIds: [...(fields.approvalIds ?? [])], turnId: fields.turnId };
   if (error.code === 'store_unavailable' && fields.outcome) {

@@ -3,7 +3,12 @@ import type { Context } from 'hono';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../stores/session-store.js';
-import type { AuthOptions } from './principal.js';
+import type { AuthOptions, Principal } from './principal.js';
+
+/** A request with the credential it came with (absent without auth), for the access checks. */
+export interface Authenticated {
+  principal?: Principal;
+}
 
 /**
  * What every protocol the app speaks needs from the App: its HTTP API, A2A
@@ -17,15 +22,19 @@ export interface ServerBackend {
   agents: readonly AgentMeta[];
   sessions: SessionStore;
   /** Runs a turn: its result at once when no step had to wait. */
-  chat(request: TurnRequest): TurnResult | Promise<TurnResult>;
+  chat(request: TurnRequest & Authenticated): TurnResult | Promise<TurnResult>;
   /** Resolves an approval; the turn continues when it was the last one pending. */
-  resolveApproval(resolution: ApprovalResolution): Promise<TurnResult>;
+  resolveApproval(resolution: ApprovalResolution & Authenticated): Promise<TurnResult>;
   /** Stops a running or paused turn. */
-  cancelTurn(request: CancelRequest): Promise<TurnResult>;
+  cancelTurn(request: CancelRequest & Authenticated): Promise<TurnResult>;
   /** Derives the session id of a first message sent with an `Idempotency-Key` and no session id. */
   sessionIdForKey(idempotencyKey: string, tenantId?: string): string;
-  /** The session store as a tenant sees it (the store itself without one). */
-  sessionsOf(tenantId: string | undefined): SessionStore;
+  /**
+   * The session store as a tenant sees it (the store itself without one);
+   * with `userId` (a user-bound key's), for reads, as that user sees it: only
+   * the sessions the user started.
+   */
+  sessionsOf(tenantId: string | undefined, userId?: string): SessionStore;
   deleteSession(sessionId: string, tenantId?: string): Promise<boolean>;
   /** Deletes a user's sessions and memory (within a tenant). */
   deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }>;
@@ -46,6 +55,8 @@ export interface Caller {
   tenantId?: string;
   keyName?: string;
   userId?: string;
+  /** The credential's principal (with auth): what the access checks go by. */
+  principal?: Principal;
   requestId: string;
   /** How deep in a chain of Switchboard servers calling each other the request is (absent at the top). */
   depth?: number;

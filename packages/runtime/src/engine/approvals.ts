@@ -246,16 +246,19 @@ export function withdraw(approval: ApprovalRecord, why: string): void {
   approval.comment = why;
 }
 
-/** Records a person's decision on a pending approval: approved or rejected, when, by whom (when known), and why. */
+/**
+ * Records a person's decision on a pending approval: approved or rejected,
+ * when, by whom and for whom (when known), and why.
+ */
 export function decide(
   approval: ApprovalRecord,
   decision: 'approve' | 'reject',
-  decidedBy: string | undefined,
-  comment: string | undefined,
+  { decidedBy, requestedFor, comment }: { decidedBy?: string; requestedFor?: string; comment?: string },
 ): void {
   approval.status = decision === 'approve' ? 'approved' : 'rejected';
   approval.decidedAt = isoNow();
   if (decidedBy) approval.decidedBy = decidedBy;
+  if (requestedFor !== undefined) approval.requestedFor = requestedFor;
   if (comment) approval.comment = comment;
 }
 

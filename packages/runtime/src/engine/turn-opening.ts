@@ -146,6 +146,7 @@ export class TurnOpening {
       },
     );
     turn.limits = limits;
+    turn.userId = userId;
     if (request.directCall) turn.direct = request.directCall;
     // In the same tick as the turn's first store call: with Redis, one round trip carries both.
     this.#parts.memoryRenewal?.renew(

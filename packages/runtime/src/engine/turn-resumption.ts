@@ -154,7 +154,7 @@ export class TurnResumption {
     const now = Date.now();
     const expired = isOverdue(approval, now);
     expireOverdue(record.approvals, now);
-    if (!expired) decide(approval, decision, userId, comment);
+    if (!expired) decide(approval, decision, { decidedBy: userId, requestedFor: record.userId, comment });
     // An expired approval still moves the turn on; the stream then ends with the expiry, not with turn-end.
     const onEvent = emitterFor(resolution.onEvent, loopParts.guards);
     const emit = expired ? notEndingTheDialog(onEvent) : onEvent;

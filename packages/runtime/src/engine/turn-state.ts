@@ -118,6 +118,8 @@ export class TurnState {
   error: { code: string; message: string } | undefined;
   recoveries: number | undefined;
   usage: TokenUsage | undefined;
+  /** The user whose message started the turn (`TurnRecord.userId`). */
+  userId: string | undefined;
   /** The window of earlier history followed by the whole turn so far. */
   messages: MessageItem[] = [];
   /** Index of the turn's user message in {@link messages}. */
@@ -210,6 +212,7 @@ export class TurnState {
     if (this.recoveries) record.recoveries = this.recoveries;
     if (this.usage) record.usage = this.usage;
     if (this.limits) record.profile = this.limits.profile;
+    if (this.userId !== undefined) record.userId = this.userId;
     return record;
   }
 
@@ -273,6 +276,7 @@ export class TurnState {
     state.traceId = record.traceId;
     state.recoveries = record.recoveries;
     state.usage = record.usage;
+    state.userId = record.userId;
     const from = Math.max(0, index - window);
     state.messages = history.slice(from);
     state.turnStart = index - from;

@@ -61,6 +61,8 @@ const ChatOutputSchema = z.object({
  * anything else as a bare internal error. Logged as the HTTP routes log it.
  */
 function mcpErrorOf(error: unknown, log: (error: unknown) => void): McpError {
+  // Already in MCP's terms (a call the rate limit refused): as it is.
+  if (error instanceof McpError) return error;
   if (SwitchboardErrorBase.isInstance(error)) {
     const { status, code, message } = publicErrorOf(error as SwitchboardError, log);
     return new McpError(status === 400 ? ErrorCode.InvalidParams : ErrorCode.InternalError, message, {

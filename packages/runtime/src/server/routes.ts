@@ -8,6 +8,8 @@ import {
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { A2aOptions } from '../a2a/a2a-options.js';
+import { checkSessionOwner, requireScope, withAccessChecks } from '../backend/access-checks.js';
+import type { ApproversPolicy } from '../backend/approvers.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, TurnRequest } from '../engine/turn-engine.js';
@@ -44,6 +46,8 @@ export interface HttpBackend extends ServerBackend {
   cors?: CorsOptions;
   /** The app's metrics, served in the Prometheus text format (off without it). */
   metrics?: AppMetrics;
+  /** Who may decide approvals, with auth (see {@link ApproversPolicy}). */
+  approvers?: ApproversPolicy;
 }
 
 /** HTTP limits. */
@@ -81,7 +85,7 @@ function jsonRpcPathsOf(a2a: boolean | A2aOptions, mcp: boolean | McpOptions): s
 
 /** Builds the Hono app serving the Switchboard HTTP API. */
 export function createRoutes(
-  backend: HttpBackend,
+  unchecked: HttpBackend,
   {
     maxMessageLength = 16_000,
     maxBodyBytes = 1_048_576,
@@ -99,6 +103,8 @@ export function createRoutes(
     mcp?: boolean | McpOptions;
   } = {},
 ) {
+  // Every surface below goes through the same checks of what the caller's key may do.
+  const backend = unchecked.auth ? withAccessChecks(unchecked, unchecked.approvers) : unchecked;
   const ChatRequest = chatRequestSchema(maxMessageLength);
   const openApi = buildOpenApiDocument({
     title: backend.name,
@@ -158,6 +164,7 @@ export function createRoutes(
     if (depth > 0) caller.depth = depth;
     if (principal) {
       caller.tenantId = principal.tenantId;
+      caller.principal = principal;
       if (principal.keyName !== undefined) caller.keyName = principal.keyName;
     }
     // A key that names its user acts as that user, whatever the body says; user memory is per tenant either way.
@@ -248,11 +255,14 @@ export function createRoutes(
   };
   app.post('/v1/sessions/:id/turns/:turnId/cancel', limited(cancel, { json: false }));
 
-  mountSessionReads(app, (tenantId) => backend.sessionsOf(tenantId));
+  mountSessionReads(app, (tenantId, userId) => backend.sessionsOf(tenantId, userId));
 
   app.delete('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
-    if (!(await backend.deleteSession(sessionId, principalOf(c)?.tenantId)))
+    const principal = principalOf(c);
+    requireScope(principal, 'sessions:delete');
+    await checkSessionOwner(backend.sessionsOf(principal?.tenantId), sessionId, principal);
+    if (!(await backend.deleteSession(sessionId, principal?.tenantId)))
       throw new NotFoundError({ resource: 'Session', id: sessionId });
     return c.body(null, 204);
   });
@@ -274,6 +284,7 @@ export function createRoutes(
   app.delete('/v1/users/:userId', async (c) => {
     const userId = parseOrThrow(UserIdSchema, c.req.param('userId'), 'user id');
     const principal = principalOf(c);
+    requireScope(principal, 'sessions:delete');
     // A key bound to one user may remove that user's data only; any other user is not there for it.
     if (principal?.userId !== undefined && principal.userId !== userId) {
       throw new NotFoundError({ resource: 'User', id: userId });

@@ -1,6 +1,7 @@
 import { NotFoundError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
+import { requireScope } from '../backend/access-checks.js';
 import { expireOverdue } from '../engine/approvals.js';
 import { historyPageOf } from '../stores/history-page.js';
 import { decodePageCursor, encodePageCursor } from '../stores/page-cursor.js';
@@ -31,7 +32,8 @@ async function readHistoryPage(
 }
 
 /**
- * Mounts the read side of sessions: `GET /v1/sessions` (the caller's
+ * Mounts the read side of sessions (scope `sessions:read`; a user-bound key
+ * sees its user's sessions only): `GET /v1/sessions` (the caller's
  * tenant's recent sessions, most recently active first, paged with an
  * opaque `cursor`) and `GET /v1/sessions/:id` (one page of a session,
  * newest first, paged with an opaque `before` cursor; default
@@ -39,13 +41,17 @@ async function readHistoryPage(
  */
 export function mountSessionReads(
   app: Hono,
-  sessionsOf: (tenantId: string | undefined) => SessionStore,
+  sessionsOf: (tenantId: string | undefined, userId?: string) => SessionStore,
 ): void {
-  const sessionsFor = (c: Context) => sessionsOf(principalOf(c)?.tenantId);
+  const sessionsFor = (c: Context) => {
+    const principal = principalOf(c);
+    requireScope(principal, 'sessions:read');
+    return sessionsOf(principal?.tenantId, principal?.userId);
+  };
 
   app.get('/v1/sessions', async (c) => {
-    const query = parseOrThrow(SessionListQuerySchema, c.req.query(), 'query');
     const sessions = sessionsFor(c);
+    const query = parseOrThrow(SessionListQuerySchema, c.req.query(), 'query');
     if (!canListSessions(sessions)) {
       return errorResponse(c, 501, 'not_implemented', 'This server’s session store cannot list sessions');
     }
@@ -71,7 +77,7 @@ export function mountSessionReads(
       const [message, turn] = decodePageCursor(query.before, HistoryCursorSchema);
       options.before = { message, turn };
     }
-    // Another tenant's session is not there at all for this caller: 404, not 403.
+    // Another tenant's (or, for a user-bound key, another user's) session is not there at all: 404, not 403.
     const page = await readHistoryPage(sessionsFor(c), sessionId, options);
     if (page.messages.length === 0) throw new NotFoundError({ resource: 'Session', id: sessionId });
     const last = page.lastTurn;

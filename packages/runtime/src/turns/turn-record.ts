@@ -133,8 +133,13 @@ export interface ApprovalRecord {
   expiresAt: string | null;
   status: ApprovalStatus;
   decidedAt?: string;
-  /** Who resolved it (the resolving request's user id), when known. */
+  /**
+   * Who resolved it: with API keys, the deciding key's user (or, for a
+   * tenant-wide key, its name); without, the resolving request's `userId`.
+   */
   decidedBy?: string;
+  /** The user whose turn asked for it (the turn's `userId`), recorded with the decision. */
+  requestedFor?: string;
   comment?: string;
   /** For an action inside an agent call (e.g. an `llmAgent` tool): the action's name. */
   tool?: string;
@@ -178,6 +183,11 @@ export interface TurnRecord {
   usage?: TokenUsage;
   /** The strategy profile the turn runs under, when the app uses profiles. */
   profile?: string;
+  /**
+   * The user whose message started the turn (a user-bound key's user, or
+   * the `userId` a request sent). The first turn's is the session's owner.
+   */
+  userId?: string;
 }
 
 /**

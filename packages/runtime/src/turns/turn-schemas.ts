@@ -80,6 +80,7 @@ export const ApprovalRecordSchema = z.object({
   status: z.enum(['pending', 'approved', 'rejected', 'expired', 'withdrawn']),
   decidedAt: z.string().optional(),
   decidedBy: z.string().optional(),
+  requestedFor: z.string().optional(),
   comment: z.string().optional(),
   tool: z.string().optional(),
   toolUseId: z.string().optional(),
@@ -103,4 +104,5 @@ export const TurnRecordSchema = z.object({
   recoveries: z.number().int().nonnegative().optional(),
   profile: z.string().optional(),
   usage: UsageSchema.optional(),
+  userId: z.string().optional(),
 }) satisfies z.ZodType<TurnRecord>;
