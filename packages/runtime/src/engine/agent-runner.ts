@@ -1,15 +1,12 @@
 import { type Context, context as otelContext, type Span } from '@opentelemetry/api';
 import {
   AgentError,
-  AgentStoppedError,
   AgentTimeoutError,
   type Conversation,
   createId,
   type RequestContext,
-  ServerShutdownError,
   type ToolCall,
   type ToolMessage,
-  UserError,
 } from '@switchboard/core';
 import type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from '../agents/agent-contract.js';
 import { AgentPause, type AgentResume } from '../agents/agent-pause.js';
@@ -17,6 +14,9 @@ import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
+import { describeFailure, keepDetail, toAgentError } from './agent-failure.js';
+import { settle } from './agent-reply.js';
+import { CallContext, setCallStream } from './call-context.js';
 import { type Deadline, endDeadline, startDeadline } from './deadlines.js';
 import type { TurnEvent } from './events.js';
 import type { FanIn } from './fan-in.js';
@@ -69,152 +69,11 @@ export function isPausedCall(value: ToolMessage | PausedCall): value is PausedCa
   return (value as PausedCall).paused === true;
 }
 
-function isAsyncIterable(value: unknown): value is AsyncIterable<string> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
-}
-
-/**
- * Waits for a pending reply or a stream, raced against the call's abort (its
- * timeout, and the turn being stopped or abandoned while the agent runs).
- */
-async function settle(
-  reply: Exclude<AgentReply, string> | PromiseLike<AgentReply>,
-  abort: AgentAbort,
-  control: TurnControl,
-  onDelta: ((delta: string) => void) | undefined,
-): Promise<AgentReplyWithMetadata> {
-  const unfollow = control.track(abort);
-  try {
-    const settled = isPromiseLike<AgentReply>(reply) ? await abort.race(reply) : reply;
-    if (typeof settled === 'string') return { content: settled };
-    return await collect(settled, abort, onDelta);
-  } finally {
-    unfollow();
-  }
-}
-
-async function collect(
-  reply: Exclude<AgentReply, string>,
-  abort: AgentAbort,
-  onDelta: ((delta: string) => void) | undefined,
-): Promise<AgentReplyWithMetadata> {
-  if (!isAsyncIterable(reply)) {
-    if (typeof reply?.content !== 'string')
-      throw new TypeError('run() must return a string, { content }, or an async iterable of strings');
-    return reply;
-  }
-  const iterator = reply[Symbol.asyncIterator]();
-  let content = '';
-  try {
-    for (;;) {
-      const next = await abort.race(iterator.next());
-      if (next.done) {
-        // A generator may return `{ metadata }` (e.g. token usage) to keep on the stored message.
-        const metadata = (next.value as Partial<AgentReplyWithMetadata> | undefined)?.metadata;
-        return metadata && typeof metadata === 'object' ? { content, metadata } : { content };
-      }
-      const delta = String(next.value);
-      content += delta;
-      onDelta?.(delta);
-    }
-  } catch (error) {
-    void iterator.return?.()?.catch(() => undefined);
-    throw error;
-  }
-}
-
-function toAgentError(agent: string, error: unknown): AgentError {
-  if (AgentError.isInstance(error)) return error as AgentError;
-  if (ServerShutdownError.isInstance(error)) return new AgentStoppedError({ agent, cause: error });
-  return new AgentError({ agent, cause: error });
-}
-
-/**
- * What clients may see of a failed call: the agent, what happened and the
- * error code, plus the message of a `UserError` the agent threw (written for
- * the user). The error's own text can hold secrets or internal URLs.
- */
-function describeFailure(agent: string, failure: AgentError): string {
-  if (AgentTimeoutError.isInstance(failure)) {
-    const { timeoutMs, code, fanInGrace } = failure as AgentTimeoutError;
-    return fanInGrace
-      ? `Agent '${agent}' did not reply within ${timeoutMs} ms of the first reply of its fan-out (${code})`
-      : `Agent '${agent}' timed out after ${timeoutMs} ms (${code})`;
-  }
-  if (AgentStoppedError.isInstance(failure))
-    return `Agent '${agent}' was stopped: the server shut down (${failure.code})`;
-  const description = `Agent '${agent}' failed (${failure.code})`;
-  return UserError.isInstance(failure.cause)
-    ? `${description}: ${(failure.cause as Error).message}`
-    : description;
-}
-
-/** The orchestrator's copies of failed replies, keyed by the reply that is stored and streamed. */
-const detailedReplies = new WeakMap<ToolMessage, ToolMessage>();
-
-/**
- * The reply as the orchestrator is handed it: for a failed call, a copy whose
- * `metadata.errorDetail` holds the error's own text, since a router must know
- * what went wrong. The copy stays in this process: it is never stored or
- * streamed (the reply itself carries a safe description).
- */
-export function orchestratorReply(reply: ToolMessage): ToolMessage {
-  return (reply.status === 'error' && detailedReplies.get(reply)) || reply;
-}
-
 /** How a call ended, before it becomes a `tool` message. */
 interface CallOutcome {
   content: string;
   metadata?: Record<string, unknown>;
   failure?: AgentError;
-}
-
-/** Where an agent call's events go, for an agent that runs calls of its own (an orchestrator agent). */
-export interface CallStream {
-  emit: (event: TurnEvent) => void;
-  toolCallId: string;
-}
-
-const callStreams = new WeakMap<AgentContext, CallStream>();
-
-/**
- * The event stream of the call an agent is running, when the turn is
- * streamed: an orchestrator agent sends its inner calls' events there,
- * marked with this call's id as their `parentToolCallId`.
- */
-export function callStreamOf(context: AgentContext): CallStream | undefined {
-  return callStreams.get(context);
-}
-
-/** What the agent sees of its call; the abort signal is made only when the agent reads it. */
-class CallContext implements AgentContext {
-  readonly toolCall: ToolCall;
-  readonly conversation: Conversation;
-  readonly request: RequestContext;
-  readonly resume?: AgentResume;
-  readonly #abort: AgentAbort;
-
-  constructor(
-    call: ToolCall,
-    conversation: Conversation,
-    request: RequestContext,
-    abort: AgentAbort,
-    resume: AgentResume | undefined,
-  ) {
-    this.toolCall = call;
-    this.conversation = conversation;
-    this.request = request;
-    this.#abort = abort;
-    if (resume) this.resume = resume;
-  }
-
-  get signal(): AbortSignal {
-    return this.#abort.signal;
-  }
-
-  get idempotencyKey(): string {
-    return `${this.conversation.turnId}/${this.toolCall.id}`;
-  }
 }
 
 /** One running call: what it needs to become a `tool` message once it has ended. */
@@ -281,7 +140,7 @@ class RunningCall {
     const { metadata } = failure;
     if (exposeErrorDetails) return this.finish({ content: failure.message, metadata, failure });
     const reply = this.finish({ content: describeFailure(agent.name, failure), metadata, failure });
-    detailedReplies.set(reply, { ...reply, metadata: { ...reply.metadata, errorDetail: failure.message } });
+    keepDetail(reply, failure.message);
     return reply;
   }
 
@@ -320,7 +179,7 @@ class RunningCall {
     const startedAt = performance.now();
     const { base, abort } = this;
     const context = new CallContext(call, conversation, request, abort, this.options.resume);
-    if (emit) callStreams.set(context, { emit, toolCallId: call.id });
+    if (emit) setCallStream(context, { emit, toolCallId: call.id });
     const agentContext = withSpan(parent, this.span);
     let reply: AgentReply | PromiseLike<AgentReply>;
     try {

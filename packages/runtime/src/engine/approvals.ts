@@ -246,6 +246,22 @@ export function withdraw(approval: ApprovalRecord, why: string): void {
   approval.comment = why;
 }
 
+/**
+ * Records a person's decision on a pending approval: approved or rejected,
+ * when, by whom and for whom (when known), and why.
+ */
+export function decide(
+  approval: ApprovalRecord,
+  decision: 'approve' | 'reject',
+  { decidedBy, requestedFor, comment }: { decidedBy?: string; requestedFor?: string; comment?: string },
+): void {
+  approval.status = decision === 'approve' ? 'approved' : 'rejected';
+  approval.decidedAt = isoNow();
+  if (decidedBy) approval.decidedBy = decidedBy;
+  if (requestedFor !== undefined) approval.requestedFor = requestedFor;
+  if (comment) approval.comment = comment;
+}
+
 const REFUSAL_CODES: Readonly<Record<string, string>> = {
   rejected: 'approval_rejected',
   expired: 'approval_expired',

@@ -3,6 +3,7 @@ import {
   ConfigurationError,
   type StrategyProfile,
   type TurnLimits,
+  ValidationError,
 } from '@switchboard/core';
 
 const WHOLE_NUMBERS = [
@@ -16,15 +17,22 @@ const WHOLE_NUMBERS = [
 
 /**
  * The app's strategy profiles, resolved once: the built-in ones and the
- * app's own (each limit it leaves out taken from `fallback`), and the one
- * turns use by default.
+ * app's own (each limit it leaves out taken from `fallback`), the one
+ * turns use by default, and those a request may ask for.
  */
 export class Profiles {
   readonly #byName: ReadonlyMap<string, TurnLimits>;
   /** The limits of a turn that asks for none; undefined when the app has no default profile. */
   readonly default: TurnLimits | undefined;
+  /** The profiles a request may ask for (`metadata.profile`). */
+  readonly #requestable: ReadonlySet<string>;
 
-  constructor(custom: Readonly<Record<string, StrategyProfile>> = {}, defaultProfile?: string) {
+  /** @param requestProfiles - what a request may ask for: by default every profile, or only the default one when there is one. */
+  constructor(
+    custom: Readonly<Record<string, StrategyProfile>> = {},
+    defaultProfile?: string,
+    requestProfiles?: readonly string[],
+  ) {
     const byName = new Map<string, TurnLimits>(Object.entries(BUILT_IN_PROFILES));
     for (const [name, profile] of Object.entries(custom)) byName.set(name, resolve(name, profile));
     this.#byName = byName;
@@ -34,6 +42,26 @@ export class Profiles {
       });
     }
     this.default = defaultProfile === undefined ? undefined : byName.get(defaultProfile);
+    this.#requestable = new Set(
+      requestProfiles ?? (defaultProfile === undefined ? this.names : [defaultProfile]),
+    );
+    for (const name of this.#requestable) {
+      if (!byName.has(name))
+        throw new ConfigurationError({
+          message: `requestProfiles names '${name}', which is not one of the app's profiles: ${this.names.join(', ')}`,
+        });
+    }
+  }
+
+  /** The limits a new turn runs under: the profile its request asks for (`asked`, only a requestable one), else the default. */
+  forRequest(asked: unknown): TurnLimits | undefined {
+    if (asked === undefined) return this.default;
+    const limits = typeof asked === 'string' && this.#requestable.has(asked) ? this.get(asked) : undefined;
+    if (!limits)
+      throw new ValidationError({
+        message: `metadata.profile must be one of: ${[...this.#requestable].join(', ')}`,
+      });
+    return limits;
   }
 
   /** The limits of profile `name`, or undefined when the app has no such profile. */

@@ -144,11 +144,11 @@ export class TurnState {
   blockedCalls: Map<string, GuardrailBlockedError> | undefined;
   /** Set once a write was sent: a store failure after it leaves the outcome unknown. */
   wrote = false;
-  /** Writes sent but not yet waited for (see `TurnLoop.write`'s `deferred`). */
+  /** Writes sent but not yet waited for (see `write-batching.ts`). */
   unconfirmed: Promise<void> | undefined = undefined;
   /** Set when the store answered the turn's opening at once (no promise): held messages are written at once too. */
   storeAnswersAtOnce = false;
-  /** Messages waiting to go with the turn's next write (see `TurnLoop.hold`). */
+  /** Messages waiting to go with the turn's next write (see `hold` in `turn-machine.ts`). */
   held: MessageItem[] | undefined = undefined;
   /** Sends {@link held} on the next turn of the event loop, should no other write take them first. */
   heldFlush: ReturnType<typeof setImmediate> | undefined = undefined;

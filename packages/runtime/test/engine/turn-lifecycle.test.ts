@@ -1,10 +1,13 @@
+import { createHash } from 'node:crypto';
 import {
   annotateStep,
   currentUserMessage,
   latestToolResults,
+  type MessageItem,
   recordStep,
   routeToUser,
   toolCall,
+  type UserMessage,
 } from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
@@ -114,6 +117,45 @@ describe('the turn life cycle', () => {
     expect(messages[1]).toMatchObject({
       role: 'assistant',
       metadata: { status: 'error', errorCode: 'turn_abandoned' },
+    });
+  });
+
+  it('answers a retry whose running turn lost its user message with corrupt_record, as the other resume paths do', async () => {
+    ({ app } = createApp({ agents: [echoAgent()] }));
+    const store = app.sessions;
+    const sessionId = 'lost-message';
+    const message = 'plan a hike';
+    // The first attempt's turn, left running by a replica that died, under the retry's Idempotency-Key.
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([message, null, null]))
+      .digest('base64url');
+    const user: UserMessage = {
+      id: 'msg_lost',
+      role: 'user',
+      content: message,
+      createdAt: new Date().toISOString(),
+    };
+    const lease = await store.acquireLease(sessionId, { ttlMs: 5_000, waitMs: 0 });
+    const turn = {
+      turnId: 'turn_lost',
+      userMessageId: user.id,
+      status: 'running' as const,
+      startedAt: user.createdAt,
+      steps: [],
+    };
+    await store.openTurn(sessionId, user, {
+      turn,
+      limit: 10,
+      lease,
+      requestKey: { key: 'retry-1', fingerprint },
+    });
+    await lease.release();
+    // The store no longer has the turn's user message.
+    const read = store.read.bind(store);
+    store.read = async (...args: Parameters<typeof read>) =>
+      ((await read(...args)) as MessageItem[]).filter((stored) => stored.id !== user.id);
+    await expect(app.chat({ sessionId, message, idempotencyKey: 'retry-1' })).rejects.toMatchObject({
+      code: 'corrupt_record',
     });
   });
 
