@@ -38,6 +38,8 @@ export interface SessionData {
   lastActiveAt: number;
   /** The number of the last write to any session: the order of {@link InMemorySessionStore}'s map, and its list cursors. */
   writeNumber: number;
+  /** Its state as its tenant's share has it (see `TenantShares`); undefined while the share does not have it. */
+  placed: SessionState | undefined;
 }
 
 /** Whether a session's last turn has ended, runs, or waits for approvals (a compacted session's have all ended). */

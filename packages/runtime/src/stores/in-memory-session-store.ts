@@ -325,8 +325,6 @@ export class InMemorySessionStore implements SessionStore {
     tenant?: string | null,
   ) {
     let session = this.#live(sessionId);
-    /** Its state as its tenant's share has it; undefined when the share must be told again. */
-    let placed: SessionState | undefined;
     const created = !session;
     if (!session) {
       // Every field from the start: fields added later would cost the object a second block.
@@ -341,13 +339,15 @@ export class InMemorySessionStore implements SessionStore {
         expiresAt: 0,
         lastActiveAt: 0,
         writeNumber: 0,
+        placed: undefined,
       };
       this.#sessions.set(sessionId, session);
     } else {
       if (tenant !== undefined && tenant !== (session.tenant ?? null)) {
         // First opened by a turn after a bare append: it moves to the turn's tenant.
         this.#shares.remove(session.tenant ?? null, sessionId);
-      } else if (this.#lastWritten === sessionId) placed = stateOf(session);
+        session.placed = undefined;
+      }
       if (tenant !== undefined) session.tenant = tenant;
       if (this.#lastWritten !== sessionId) {
         // The map's order is the order of last writes: the first entry is the least recently written.
@@ -372,7 +372,12 @@ export class InMemorySessionStore implements SessionStore {
     const kept = turn ? keepAliveUntil(turn) : undefined;
     session.expiresAt = kept === null ? Number.POSITIVE_INFINITY : Math.max(idleExpiry, kept ?? 0);
     const state = stateOf(session);
-    if (state !== placed) this.#shares.place(session.tenant ?? null, sessionId, state);
+    // A write that ends (or leaves ended) a session moves it to the end of its tenant's order; the writes of a
+    // running turn change nothing there.
+    if (state !== session.placed || state === 'ended') {
+      this.#shares.place(session.tenant ?? null, sessionId, state, session.placed);
+      session.placed = state;
+    }
     if (created && this.#sessions.size > this.#maxSessions) this.#evict(sessionId);
     return session;
   }
@@ -469,10 +474,11 @@ export class InMemorySessionStore implements SessionStore {
     let excess = this.#sessions.size - this.#maxSessions;
     const tenant = this.#shares.largest();
     if (tenant === undefined) return;
-    for (const sessionId of this.#shares.ended(tenant)) {
+    for (const sessionId of this.#shares.evictable(tenant)) {
       if (excess <= 0) return;
       const session = this.#sessions.get(sessionId);
-      if (!session || sessionId === current || this.#leases.isHeld(sessionId)) continue;
+      if (!session || sessionId === current || session.placed !== 'ended' || this.#leases.isHeld(sessionId))
+        continue;
       this.#forget(sessionId, session);
       excess -= 1;
     }
