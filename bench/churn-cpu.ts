@@ -9,4 +9,6 @@ const result = await runChild<{ cpuMicrosPerTurn?: { switchboard: number; baseli
   { execArgv: ['--expose-gc'] },
 );
 const cpu = result.cpuMicrosPerTurn;
-console.log(`switchboard ${cpu?.switchboard.toFixed(1)} µs/turn, hand-written ${cpu?.baseline.toFixed(1)} µs/turn`);
+console.log(
+  `switchboard ${cpu?.switchboard.toFixed(1)} µs/turn, hand-written ${cpu?.baseline.toFixed(1)} µs/turn`,
+);

@@ -32,7 +32,7 @@ import type {
   SessionStore,
   SessionSummary,
 } from './session-store.js';
-import { type SessionState, TenantShares } from './tenant-shares.js';
+import { TenantShares } from './tenant-shares.js';
 
 /** Options of {@link InMemorySessionStore}. */
 export interface InMemorySessionStoreOptions {
