@@ -1,28 +1,16 @@
-import { createId, type MessageItem, SessionBusyError } from '@switchboard/core';
+import { type MessageItem, SessionBusyError } from '@switchboard/core';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisSessionStore } from '../../src/redis.js';
 import { REDIS_URL, useRedis } from '../support/redis.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
-import { runningTurn, userMessage } from './session-store.contract.js';
+import { runningTurn, toolMessage, userMessage } from './session-store.contract.js';
 
 const redis = useRedis();
 
 /** A 30 s lease: far longer than any wait below, so only the replica's liveness can free it sooner. */
 const LEASE = { ttlMs: 30_000, waitMs: 8_000 } as const;
 const LIVENESS_TTL_MS = 300;
-
-function toolReply(content: string): MessageItem {
-  return {
-    id: createId('msg'),
-    role: 'tool',
-    name: 'echo',
-    toolCallId: createId('call'),
-    content,
-    status: 'ok',
-    createdAt: new Date().toISOString(),
-  };
-}
 
 describe('a lease whose replica is gone', () => {
   it('is taken over by a waiting replica long before the lease ttl, once the dead replica’s liveness key expired', async () => {
@@ -92,7 +80,7 @@ describe('a lease whose replica is gone', () => {
       await paused.openTurn('paused', question, { turn: runningTurn(question.id), limit: 10, lease });
       // Paused: nothing it sends reaches Redis, its liveness refreshes included.
       proxy.hold();
-      const lateWrite = paused.append('paused', [toolReply('written after waking up')], { lease });
+      const lateWrite = paused.append('paused', [toolMessage('written after waking up')], { lease });
       const lateRenewal = lease.renew();
       const taken = await other.acquireLease('paused', LEASE);
       // Wakes up: what it sent while paused reaches Redis now, after the takeover.

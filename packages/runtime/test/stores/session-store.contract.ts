@@ -14,7 +14,8 @@ export function userMessage(content: string): MessageItem {
   return { id: createId('msg'), role: 'user', content, createdAt: new Date().toISOString() };
 }
 
-function toolMessage(content: string): MessageItem {
+/** An agent's reply, with metadata. */
+export function toolMessage(content: string): MessageItem {
   return {
     id: createId('msg'),
     role: 'tool',
