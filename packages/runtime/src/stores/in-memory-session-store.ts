@@ -32,7 +32,7 @@ import type {
   SessionStore,
   SessionSummary,
 } from './session-store.js';
-import { TenantShares } from './tenant-shares.js';
+import { type PlacedSession, TenantShares } from './tenant-shares.js';
 
 /** Options of {@link InMemorySessionStore}. */
 export interface InMemorySessionStoreOptions {
@@ -120,7 +120,7 @@ export class InMemorySessionStore implements SessionStore {
   readonly #maxSessions: number;
   readonly #maxPendingApprovals: number;
   /** Per-tenant counts and eviction order. */
-  readonly #shares = new TenantShares();
+  readonly #shares = new TenantShares(() => this.#placedSessions());
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
   #sweepTimer: ReturnType<typeof setInterval> | undefined;
   /** The session of the last write (already last in {@link #sessions}): a turn's writes move nothing. */
@@ -345,7 +345,7 @@ export class InMemorySessionStore implements SessionStore {
     } else {
       if (tenant !== undefined && tenant !== (session.tenant ?? null)) {
         // First opened by a turn after a bare append: it moves to the turn's tenant.
-        this.#shares.remove(session.tenant ?? null, sessionId);
+        this.#shares.remove(session.tenant ?? null, sessionId, session.placed);
         session.placed = undefined;
       }
       if (tenant !== undefined) session.tenant = tenant;
@@ -385,7 +385,7 @@ export class InMemorySessionStore implements SessionStore {
   /** Forgets a session, and tells its tenant's share. */
   #forget(sessionId: string, session: SessionData): void {
     this.#sessions.delete(sessionId);
-    this.#shares.remove(session.tenant ?? null, sessionId);
+    this.#shares.remove(session.tenant ?? null, sessionId, session.placed);
   }
 
   /**
@@ -474,14 +474,23 @@ export class InMemorySessionStore implements SessionStore {
     let excess = this.#sessions.size - this.#maxSessions;
     const tenant = this.#shares.largest();
     if (tenant === undefined) return;
-    for (const sessionId of this.#shares.evictable(tenant)) {
+    // One tenant so far: the map's own order (of last writes) is its order.
+    const order = this.#shares.evictable(tenant);
+    for (const sessionId of order ?? this.#sessions.keys()) {
       if (excess <= 0) return;
       const session = this.#sessions.get(sessionId);
       if (!session || sessionId === current || session.placed !== 'ended' || this.#leases.isHeld(sessionId))
         continue;
+      if (order === undefined && (session.tenant ?? null) !== tenant) continue;
       this.#forget(sessionId, session);
       excess -= 1;
     }
+  }
+
+  /** Every session with its tenant and its state in its tenant's share, least recently written first. */
+  *#placedSessions(): Iterable<PlacedSession> {
+    for (const [sessionId, session] of this.#sessions)
+      yield [sessionId, session.tenant ?? null, session.placed];
   }
 
   #sweep(): void {
