@@ -90,6 +90,20 @@ export function parseBoundedJson(
   } catch {
     return { malformed: true };
   }
+  // Nesting deeper than the bound takes more opening brackets than the bound: a body with fewer (nearly every
+  // one) is not walked. The walk was 3.4% of a keyed chat request's CPU in the bench's profile.
+  if (!hasMoreOpenings(text, MAX_JSON_DEPTH)) return { value };
   const problem = jsonBoundsProblem(value, { maxDepth: MAX_JSON_DEPTH }, 'request JSON');
   return problem === undefined ? { value } : { value, problem };
+}
+
+/** Whether `text` holds more than `count` of `{` and `[` (inside strings too, which only makes it say yes more often). */
+function hasMoreOpenings(text: string, count: number): boolean {
+  let seen = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    // `{` is 123, `[` is 91.
+    if ((code === 123 || code === 91) && ++seen > count) return true;
+  }
+  return false;
 }

@@ -76,6 +76,9 @@ function callDepthOf(c: Context, maxCallDepth: number): number {
 }
 
 /** The paths of the JSON-RPC endpoints (A2A, MCP) the options mount. */
+/** The OpenAI-compatible routes, whose errors take OpenAI's shape (see `protocolErrorShapes`). */
+const OPENAI_PATHS = ['/v1/chat/completions', '/v1/models', '/v1/models/*'];
+
 function jsonRpcPathsOf(a2a: boolean | A2aOptions, mcp: boolean | McpOptions): string[] {
   const paths: string[] = [];
   if (a2a) paths.push((a2a === true ? undefined : a2a.path) ?? '/a2a');
@@ -122,7 +125,9 @@ export function createRoutes(
   );
   // First, so that every answer is logged and carries x-request-id; CORS before auth, as preflights carry no key.
   app.use('*', requestLog(backend.logger));
-  app.use('*', protocolErrorShapes(jsonRpcPathsOf(a2a, mcp)));
+  // Only on the routes that answer in another protocol's shape: every other request skips a middleware layer.
+  const shapes = protocolErrorShapes(jsonRpcPathsOf(a2a, mcp));
+  for (const path of [...jsonRpcPathsOf(a2a, mcp), ...OPENAI_PATHS]) app.use(path, shapes);
   if (backend.cors) app.use('*', corsMiddleware(backend.cors));
   // Before auth: the console's page and files hold no data; the API calls it makes carry the key.
   const consoleRoutes = consoleOption
