@@ -1,19 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import type { App } from '../../src/app.js';
-import { apiKeys } from '../../src/server/auth.js';
 import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.js';
 import { createApp, echoAgent, postJson } from '../support/app-fixtures.js';
+import { ACME_KEY, bearer, GLOBEX_KEY, twoTenants } from '../support/two-tenants.js';
 
-const ACME_KEY = 'sk-acme-0123456789abcdef0123456789abcdef';
-const GLOBEX_KEY = 'sk-globex-0123456789abcdef0123456789abcdef';
-const auth = apiKeys({
-  keys: {
-    [ACME_KEY]: { tenantId: 'acme', name: 'acme-web' },
-    [GLOBEX_KEY]: { tenantId: 'globex', name: 'globex-bot' },
-  },
-});
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const auth = twoTenants;
 
 let apps: App[] = [];
 afterEach(async () => {

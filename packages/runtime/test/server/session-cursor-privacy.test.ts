@@ -1,20 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/app.js';
-import { apiKeys } from '../../src/server/auth.js';
 import { createApp, echoAgent, postJson, sleep } from '../support/app-fixtures.js';
 import { storeSetups, useRedis } from '../support/redis.js';
+import { ACME_KEY, bearer, GLOBEX_KEY, twoTenants } from '../support/two-tenants.js';
 
 const redis = useRedis();
 
-const ACME_KEY = 'sk-acme-0123456789abcdef0123456789abcdef';
-const GLOBEX_KEY = 'sk-globex-0123456789abcdef0123456789abcdef';
-const auth = apiKeys({
-  keys: {
-    [ACME_KEY]: { tenantId: 'acme', name: 'acme-web' },
-    [GLOBEX_KEY]: { tenantId: 'globex', name: 'globex-bot' },
-  },
-});
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const auth = twoTenants;
 
 interface SessionList {
   sessions: Array<{ sessionId: string; updatedAt: string }>;

@@ -8,7 +8,6 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import type { App } from '../../src/app.js';
-import { apiKeys } from '../../src/server/auth.js';
 import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.js';
 import type { SessionStore } from '../../src/stores/session-store.js';
 import type { ApprovalRecord, TurnRecord, TurnStatus } from '../../src/turns/turn-record.js';
@@ -21,18 +20,11 @@ import {
   type TestAppOptions,
 } from '../support/app-fixtures.js';
 import { storeSetups, useRedis } from '../support/redis.js';
+import { ACME_KEY, bearer, GLOBEX_KEY, twoTenants } from '../support/two-tenants.js';
 
 const redis = useRedis();
 
-const ACME_KEY = 'sk-acme-0123456789abcdef0123456789abcdef';
-const GLOBEX_KEY = 'sk-globex-0123456789abcdef0123456789abcdef';
-const auth = apiKeys({
-  keys: {
-    [ACME_KEY]: { tenantId: 'acme', name: 'acme-web' },
-    [GLOBEX_KEY]: { tenantId: 'globex', name: 'globex-bot' },
-  },
-});
-const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+const auth = twoTenants;
 
 /** The answer of `GET /v1/sessions`. */
 interface SessionList {
