@@ -41,12 +41,14 @@ import { unexpectedErrorLog } from './server/request-log.js';
 import { createRoutes, type ServerLimits } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
 import { InMemorySessionStore } from './stores/in-memory-session-store.js';
+import { InMemoryTurnEventLog } from './stores/in-memory-turn-event-log.js';
 import { memoryNamespace, userSessionsNamespace } from './stores/memory-binding.js';
 import type { MemoryStore } from './stores/memory-store.js';
 import { InMemoryRateLimiter, type RateLimiter } from './stores/rate-limiter.js';
 import type { SessionStore } from './stores/session-store.js';
 import { checkStoresAtStart, storeWarnings } from './stores/store-settings.js';
 import { tenantSessions } from './stores/tenant-sessions.js';
+import type { TurnEventLog } from './stores/turn-event-log.js';
 
 /** Something to flush and shut down with the app, such as the handle returned by `setupTracing()`. */
 export interface Shutdownable {
@@ -69,6 +71,14 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   sessionStore?: SessionStore;
   /** Where `getMemory()` values live (default: in memory). */
   memoryStore?: MemoryStore;
+  /**
+   * Where each turn's events are kept, so that a client can rejoin a
+   * turn's stream (`GET /v1/sessions/:id/turns/:turnId/events`) and replay
+   * a finished turn's events (default: in this process, see
+   * {@link InMemoryTurnEventLog}; `createRedisStores` gives one every
+   * replica shares). `false`: events go to the request's own stream only.
+   */
+  eventLog?: TurnEventLog | false;
   /**
    * Who may call the API. Without it the server is open (a session id is the
    * capability to use that session). With it, every route but the public
@@ -249,6 +259,8 @@ export class App {
   readonly agents: readonly Agent[];
   readonly sessions: SessionStore;
   readonly memory: MemoryStore;
+  /** Where the turns' events are kept for rejoining clients (undefined with `eventLog: false`). */
+  readonly events: TurnEventLog | undefined;
   /** What the app logs through (see {@link AppOptions.logger}); yours too. */
   readonly logger: Logger;
   readonly #options: AppOptions;
@@ -282,6 +294,7 @@ export class App {
     this.#options = options;
     this.sessions = sessionStore ?? new InMemorySessionStore({ idleTtlSeconds: sessionIdleTtlSeconds });
     this.memory = memoryStore ?? new InMemoryMemoryStore();
+    this.events = options.eventLog === false ? undefined : (options.eventLog ?? new InMemoryTurnEventLog());
     this.#rateLimiter = options.rateLimiter ?? new InMemoryRateLimiter();
     if (options.cors) checkCorsOptions(options.cors);
     // A trusted proxy that is neither an address nor a range fails now rather than at mount.
@@ -337,6 +350,7 @@ export class App {
             ? undefined
             : new EngineMetrics(meter, { app: this.name, orchestrator: instance.name }),
         naming: new TraceNaming(this.name, instance.name, this.#options.traceTags),
+        eventLog: this.events,
       },
       this.#options,
     );
@@ -351,6 +365,7 @@ export class App {
         cancelTurn: (request) => this.cancelTurn(request),
         sessionIdForKey: (key, tenantId) => sessionIdForKey(key, tenantId),
         sessionsOf: (tenantId) => this.#mounted().sessionsOf(tenantId),
+        events: this.events,
         deleteSession: (sessionId, tenantId) => this.deleteSession(sessionId, tenantId),
         deleteUser: (userId, tenantId) => this.deleteUser(userId, tenantId),
         auth: this.#options.auth,
@@ -523,11 +538,14 @@ export class App {
       await Promise.allSettled([...this.#inFlight]);
       clearTimeout(grace);
       this.#engine?.close();
+      // Followers of turns' streams end now, or the server would wait for them to stop listening.
+      const events = this.events?.close?.();
       await listening;
       await Promise.allSettled([
         this.sessions.close?.(),
         this.memory.close?.(),
         this.#rateLimiter.close?.(),
+        events,
         this.#options.tracing?.shutdown(),
         this.#metrics?.shutdown(),
         // Their connections (MCP servers, say) are no longer needed once no turn runs.

@@ -80,7 +80,7 @@ export {
   type KeyScope,
   type Principal,
 } from './backend/principal.js';
-export type { TurnEvent, TurnEventType } from './engine/events.js';
+export type { TurnEvent, TurnEventBody, TurnEventType } from './engine/events.js';
 export type {
   ApprovalResolution,
   CancelRequest,

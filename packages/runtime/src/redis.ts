@@ -16,6 +16,7 @@ import {
 import { RedisMemoryStore, type RedisMemoryStoreOptions } from './stores/redis/redis-memory-store.js';
 import { RedisRateLimiter } from './stores/redis/redis-rate-limiter.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
+import { RedisTurnEventLog, type RedisTurnEventLogOptions } from './stores/redis/redis-turn-event-log.js';
 
 export {
   type MigrateSessionMemoryOptions,
@@ -30,6 +31,7 @@ export {
 export { RedisMemoryStore, type RedisMemoryStoreOptions } from './stores/redis/redis-memory-store.js';
 export { RedisRateLimiter } from './stores/redis/redis-rate-limiter.js';
 export { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
+export { RedisTurnEventLog, type RedisTurnEventLogOptions } from './stores/redis/redis-turn-event-log.js';
 
 /** Options of {@link createRedisStores}. */
 export interface RedisStoresOptions extends RedisStoreOptions {
@@ -43,6 +45,8 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   livenessTtlMs?: RedisSessionStoreOptions['livenessTtlMs'];
   /** See {@link RedisMemoryStoreOptions.maxUpdateAttempts}. */
   maxUpdateAttempts?: RedisMemoryStoreOptions['maxUpdateAttempts'];
+  /** How much of each turn's events the event log keeps (see {@link RedisTurnEventLog}). */
+  events?: Pick<RedisTurnEventLogOptions, 'maxEventsPerTurn' | 'retentionMs'>;
 }
 
 /** A session store, a memory store and a rate limiter sharing one connection. */
@@ -51,10 +55,12 @@ export interface RedisStores {
   memoryStore: RedisMemoryStore;
   /** Counts requests per API key across replicas (used with the app's `rateLimit`). */
   rateLimiter: RedisRateLimiter;
+  /** Keeps each turn's events, so that a client can rejoin its stream from any replica. */
+  eventLog: RedisTurnEventLog;
 }
 
 /**
- * Creates the Redis stores (sessions, memory, rate limits) over one
+ * Creates the Redis stores (sessions, memory, rate limits, turn events) over one
  * connection. From a URL, options or a Redis Cluster's nodes, they share a
  * new client that the last `close()` quits; a client or `Cluster` you pass
  * stays yours to quit. On a Cluster every script touches the keys of one
@@ -81,12 +87,13 @@ export function createRedisStores(
     livenessTtlMs,
     maxUpdateAttempts,
     allowEviction,
+    events,
   }: RedisStoresOptions = {},
 ): RedisStores {
   let shared = existingClient(source);
   if (!shared) {
     shared = createRedisClient(source as Exclude<RedisSource, Redis | Cluster>, { commandTimeoutMs });
-    shareOwnership(shared, 3);
+    shareOwnership(shared, 4);
   }
   return {
     sessionStore: new RedisSessionStore(shared, {
@@ -105,5 +112,6 @@ export function createRedisStores(
       allowEviction,
     }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
+    eventLog: new RedisTurnEventLog(shared, { keyPrefix, commandTimeoutMs, ...events }),
   };
 }

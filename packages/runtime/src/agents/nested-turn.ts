@@ -15,7 +15,7 @@ import {
 import { orchestratorReply } from '../engine/agent-failure.js';
 import { isPausedCall, runAgentCall } from '../engine/agent-runner.js';
 import { callStreamOf } from '../engine/call-context.js';
-import type { TurnEvent } from '../engine/events.js';
+import type { TurnEventBody } from '../engine/events.js';
 import { FanIn } from '../engine/fan-in.js';
 import { runSteps, type Steps } from '../engine/steps.js';
 import { isoNow } from '../engine/timestamp.js';
@@ -141,7 +141,7 @@ class NestedTurn implements LoopHost<NestedTurn>, LoopTurn {
   readonly #depth: number;
   readonly #messages: MessageItem[];
   readonly #steps: InnerStep[] = [];
-  readonly #emit: ((event: TurnEvent) => void) | undefined;
+  readonly #emit: ((event: TurnEventBody) => void) | undefined;
   #lastResults: readonly ToolMessage[] = [];
 
   constructor(settings: NestedSettings, task: string, context: AgentContext, depth: number) {
@@ -157,7 +157,7 @@ class NestedTurn implements LoopHost<NestedTurn>, LoopTurn {
     const stream = callStreamOf(context);
     this.#emit =
       stream &&
-      ((event: TurnEvent) =>
+      ((event: TurnEventBody) =>
         stream.emit(
           event.type === 'agent-start' || event.type === 'agent-delta' || event.type === 'agent-end'
             ? { ...event, parentToolCallId: event.parentToolCallId ?? stream.toolCallId }

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../stores/session-store.js';
+import type { TurnEventLog } from '../stores/turn-event-log.js';
 import type { AuthOptions, Principal } from './principal.js';
 
 /** A request with the credential it came with (absent without auth), for the access checks. */
@@ -36,6 +37,8 @@ export interface ServerBackend {
    */
   sessionsOf(tenantId: string | undefined, userId?: string): SessionStore;
   deleteSession(sessionId: string, tenantId?: string): Promise<boolean>;
+  /** Where the turns' events are kept for rejoining clients (none: a turn's events reach its own request only). */
+  events?: TurnEventLog;
   /** Deletes a user's sessions and memory (within a tenant). */
   deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }>;
   /** With auth: who may call (the A2A card then names the Bearer scheme). */

@@ -18,7 +18,7 @@ import { describeFailure, keepDetail, toAgentError } from './agent-failure.js';
 import { settle } from './agent-reply.js';
 import { CallContext, setCallStream } from './call-context.js';
 import { type Deadline, endDeadline, startDeadline } from './deadlines.js';
-import type { TurnEvent } from './events.js';
+import type { TurnEventBody } from './events.js';
 import type { FanIn } from './fan-in.js';
 import type { GuardOutcome } from './guards.js';
 import { isoNow } from './timestamp.js';
@@ -37,7 +37,7 @@ export interface AgentCallContext {
   /** The turn's stop button: stopping the turn (or server shutdown) aborts the call. */
   control: TurnControl;
   /** Receives the agent's events; undefined when nobody listens. */
-  emit: ((event: TurnEvent) => void) | undefined;
+  emit: ((event: TurnEventBody) => void) | undefined;
   /** The saved state and the decisions, when a paused call runs again. */
   resume?: AgentResume;
   /** Store and emit a failed call's error text as it is, rather than a safe description of it. */

@@ -2,11 +2,11 @@ import type { Conversation, RequestContext, ToolCall } from '@switchboard/core';
 import type { AgentContext } from '../agents/agent-contract.js';
 import type { AgentResume } from '../agents/agent-pause.js';
 import type { AgentAbort } from './agent-abort.js';
-import type { TurnEvent } from './events.js';
+import type { TurnEventBody } from './events.js';
 
 /** Where an agent call's events go, for an agent that runs calls of its own (an orchestrator agent). */
 export interface CallStream {
-  emit: (event: TurnEvent) => void;
+  emit: (event: TurnEventBody) => void;
   toolCallId: string;
 }
 

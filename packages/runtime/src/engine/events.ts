@@ -18,8 +18,22 @@ interface AgentEventBase extends EventBase {
   parentToolCallId?: string;
 }
 
-/** The stream of events of one turn, in the order they happen. Names are noun-verb. */
-export type TurnEvent =
+/**
+ * The stream of events of one turn, in the order they happen. Names are
+ * noun-verb. Each carries an `eventId`, unique and increasing within its
+ * turn (see {@link TurnEventBody} for the rest).
+ */
+export type TurnEvent = TurnEventBody & {
+  /**
+   * `<part>-<seq>`: unique and increasing within the turn, also across its
+   * parts (after an approval, after a recovery on another replica). Send it
+   * back as `Last-Event-ID` (or `?after=`) to rejoin the turn's stream after it.
+   */
+  eventId: string;
+};
+
+/** A turn event as the engine builds it, before it is numbered (see {@link TurnEvent}). */
+export type TurnEventBody =
   | (EventBase & {
       type: 'turn-start';
       message: string;

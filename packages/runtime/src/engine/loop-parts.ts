@@ -3,6 +3,7 @@ import type { Agent } from '../agents/agent-contract.js';
 import type { Logger } from '../logging/logger.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import type { SessionStore } from '../stores/session-store.js';
+import type { TurnEventLog } from '../stores/turn-event-log.js';
 import type { ApprovalGate } from './approvals.js';
 import type { Guards } from './guards.js';
 import type { Profiles } from './profiles.js';
@@ -31,4 +32,6 @@ export interface LoopParts {
   metrics?: EngineMetrics;
   /** Names and tags each turn's trace. */
   naming: TraceNaming;
+  /** Where each turn's events are kept for clients that rejoin its stream (none: only the request hears them). */
+  eventLog?: TurnEventLog;
 }

@@ -5,6 +5,7 @@ import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionStore } from '../stores/session-store.js';
+import type { TurnEventLog } from '../stores/turn-event-log.js';
 import { ApprovalGate } from './approvals.js';
 import { Guards } from './guards.js';
 import type { LoopParts } from './loop-parts.js';
@@ -50,6 +51,8 @@ interface EngineParts {
   metrics?: EngineMetrics;
   /** Names and tags each turn's trace. */
   naming: TraceNaming;
+  /** Where each turn's events are kept for rejoining clients. */
+  eventLog: TurnEventLog | undefined;
 }
 
 /** Who a request is for: the parts of a request every entry point has. */
@@ -149,6 +152,7 @@ export class TurnEngine {
       logger: parts.logger,
       metrics: parts.metrics,
       naming: parts.naming,
+      eventLog: parts.eventLog,
     };
     const loop = new TurnLoop(loopParts);
     this.#views = new SessionViews(parts.sessions, sessionIdleTtlSeconds, tenantSessionIdleTtlSeconds);

@@ -39,7 +39,6 @@ import {
   asError,
   dropPart,
   emitTurnStart,
-  emitterFor,
   endPart,
   notEndingTheDialog,
   startPart,
@@ -136,7 +135,7 @@ export class TurnOpening {
         lease,
         control,
         requestContext,
-        emit: emitterFor(request.onEvent, guards),
+        listener: request.onEvent,
         sessions,
         keyName: request.keyName,
         idleTtlMs: views.storeIdleMs(tenantId),
@@ -191,7 +190,7 @@ export class TurnOpening {
             detail: 'its last turn could not be closed',
           });
         }
-        const earlierTurnEvents = request.streamEarlierTurn ? turn.runtime.emit : undefined;
+        const earlierTurnEvents = request.streamEarlierTurn ? turn.runtime.listener : undefined;
         yield* this.#settle(opened.turn, lease, requestContext, control, policy, earlierTurnEvents);
       } catch (error) {
         // This message's own turn never started (a pending approval, a store failure while settling).

@@ -23,7 +23,6 @@ import { TurnState } from './turn-state.js';
 import {
   approvalAttributes,
   emitTurnStart,
-  emitterFor,
   errorEvent,
   notEndingTheDialog,
   startPart,
@@ -68,7 +67,7 @@ export class TurnResumption {
       lease,
       control,
       requestContext,
-      emit,
+      listener: emit,
       sessions,
       idleTtlMs: views.storeIdleMs(tenantId),
     });
@@ -156,8 +155,7 @@ export class TurnResumption {
     expireOverdue(record.approvals, now);
     if (!expired) decide(approval, decision, { decidedBy: userId, requestedFor: record.userId, comment });
     // An expired approval still moves the turn on; the stream then ends with the expiry, not with turn-end.
-    const onEvent = emitterFor(resolution.onEvent, loopParts.guards);
-    const emit = expired ? notEndingTheDialog(onEvent) : onEvent;
+    const emit = expired ? notEndingTheDialog(resolution.onEvent) : resolution.onEvent;
     const turn = yield* this.load(record, lease, requestContext, control, emit);
     control.turnId = turn.turnId;
     let result: TurnResult;
@@ -170,7 +168,7 @@ export class TurnResumption {
     }
     if (expired) {
       const error = new ApprovalExpiredError({ approvalId, expiresAt: approval.expiresAt ?? '' });
-      resolution.onEvent?.(errorEvent(sessionId, turn.turnId, error.code, error.message, true));
+      turn.runtime.emit?.(errorEvent(sessionId, turn.turnId, error.code, error.message, true));
       throw error;
     }
     return result;

@@ -21,7 +21,7 @@ import type {
   TurnStatus,
 } from '../turns/turn-record.js';
 import { directCallOf } from './direct-call.js';
-import type { TurnEvent } from './events.js';
+import type { TurnEvent, TurnEventBody } from './events.js';
 import { isoNow } from './timestamp.js';
 import type { RequestTraceLabels } from './trace-labels.js';
 import type { TurnControl } from './turn-control.js';
@@ -36,7 +36,7 @@ export class DecisionNotes implements StepRecorder {
   notes: RouteStep[] | undefined;
   annotations: StepAnnotations | undefined;
   tokens: TokenUsage | undefined;
-  /** Where streamed answer text goes; set only when the turn is streamed. */
+  /** Where streamed answer text goes (to the turn's events, when anyone logs or hears them). */
   answerSink: ((delta: string, reset: boolean) => void) | undefined;
 
   /** A profile a router asked for (`useProfile`), taken by the engine when it records the step. */
@@ -94,7 +94,14 @@ export interface TurnRuntime {
   lease: SessionLease;
   control: TurnControl;
   requestContext: RequestContext;
-  emit: ((event: TurnEvent) => void) | undefined;
+  /** Who hears the turn's events as they happen (the request's stream), if anyone. */
+  listener: ((event: TurnEvent) => void) | undefined;
+  /**
+   * Numbers the current part's events and sends them to the turn's event
+   * log and to {@link listener} (set at the start of each part; undefined
+   * when there is neither).
+   */
+  emit?: ((event: TurnEventBody) => void) | undefined;
 }
 
 /**
@@ -117,6 +124,8 @@ export class TurnState {
   traceId: string | undefined;
   error: { code: string; message: string } | undefined;
   recoveries: number | undefined;
+  /** When the current part began (`TurnRecord.part`). */
+  part: number | undefined;
   usage: TokenUsage | undefined;
   /** The user whose message started the turn (`TurnRecord.userId`). */
   userId: string | undefined;
@@ -176,22 +185,20 @@ export class TurnState {
     this.status = init.status;
     this.steps = init.steps ?? [];
     this.runtime = runtime;
-    const { emit } = runtime;
-    if (emit) {
-      this.recorder.answerSink = (delta, reset) => {
-        if (this.answerId === undefined) this.answerId = createId('msg');
-        const messageId = this.answerId;
-        const event: Extract<TurnEvent, { type: 'answer-delta' }> = {
-          type: 'answer-delta',
-          sessionId: this.sessionId,
-          turnId: this.turnId,
-          messageId,
-          delta,
-        };
-        if (reset) event.reset = true;
-        emit(event);
+    this.recorder.answerSink = (delta, reset) => {
+      const { emit } = this.runtime;
+      if (!emit) return;
+      if (this.answerId === undefined) this.answerId = createId('msg');
+      const event: Extract<TurnEventBody, { type: 'answer-delta' }> = {
+        type: 'answer-delta',
+        sessionId: this.sessionId,
+        turnId: this.turnId,
+        messageId: this.answerId,
+        delta,
       };
-    }
+      if (reset) event.reset = true;
+      emit(event);
+    };
   }
 
   /** The turn as stored: a fresh object, so later changes here never reach what a store kept. */
@@ -210,6 +217,7 @@ export class TurnState {
     if (this.error) record.error = this.error;
     if (this.approvals) record.approvals = this.approvals.map((approval) => ({ ...approval }));
     if (this.recoveries) record.recoveries = this.recoveries;
+    if (this.part !== undefined) record.part = this.part;
     if (this.usage) record.usage = this.usage;
     if (this.limits) record.profile = this.limits.profile;
     if (this.userId !== undefined) record.userId = this.userId;
@@ -275,6 +283,7 @@ export class TurnState {
     state.traces = record.traces?.slice();
     state.traceId = record.traceId;
     state.recoveries = record.recoveries;
+    state.part = record.part;
     state.usage = record.usage;
     state.userId = record.userId;
     const from = Math.max(0, index - window);

@@ -9,9 +9,10 @@ import {
   type TurnSpanOutcome,
   traceIdOf,
 } from '../tracing/spans.js';
+import { nextPart } from '../turns/event-ids.js';
 import type { ApprovalRecord, RouteStep } from '../turns/turn-record.js';
-import type { TurnEvent } from './events.js';
-import type { Guards } from './guards.js';
+import { partEmitter } from './event-numbering.js';
+import type { TurnEvent, TurnEventBody } from './events.js';
 import type { LoopParts } from './loop-parts.js';
 import { withSpan } from './trace-context.js';
 import type { TurnState } from './turn-state.js';
@@ -55,6 +56,16 @@ export function startPart(
   });
   turn.span = span;
   turn.turnContext = withSpan(otelContext.active(), span);
+  // Each part numbers its events anew, after the previous part's (stored with the turn's next write).
+  turn.part = nextPart(turn.part);
+  const key = { tenantId: requestContext.tenantId, sessionId: turn.sessionId, turnId: turn.turnId };
+  turn.runtime.emit = partEmitter(
+    parts.eventLog,
+    key,
+    turn.part,
+    turn.runtime.listener,
+    parts.guards.output.length > 0,
+  );
   const traceId = traceIdOf(span);
   if (traceId) {
     turn.traceId = traceId;
@@ -161,20 +172,6 @@ export function approvalAttributes(approvals: readonly ApprovalRecord[]): Record
 // ── Events ────────────────────────────────────────────────────────────────────
 
 /**
- * Where a turn's events go. With output guardrails, text is not streamed
- * as it is written: a delta could carry what the guardrail would remove.
- */
-export function emitterFor(
-  onEvent: ((event: TurnEvent) => void) | undefined,
-  guards: Guards,
-): ((event: TurnEvent) => void) | undefined {
-  if (!onEvent || guards.output.length === 0) return onEvent;
-  return (event) => {
-    if (event.type !== 'agent-delta' && event.type !== 'answer-delta') onEvent(event);
-  };
-}
-
-/**
  * Passes events on, except that the turn's end no longer ends the dialog:
  * more follows on the same stream (an error about an expired approval, or
  * the new message's turn after a recovered one).
@@ -251,8 +248,8 @@ export function errorEvent(
   code: string,
   message: string,
   last?: boolean,
-): TurnEvent {
-  const event: TurnEvent = {
+): TurnEventBody {
+  const event: TurnEventBody = {
     type: 'error',
     sessionId,
     turnId,
@@ -265,7 +262,7 @@ export function errorEvent(
   return event;
 }
 
-function turnEnd(turn: TurnState): TurnEvent {
+function turnEnd(turn: TurnState): TurnEventBody {
   return {
     type: 'turn-end',
     sessionId: turn.sessionId,

@@ -6,6 +6,7 @@ import type { TurnEvent } from '../engine/events.js';
 import type { TurnResult } from '../engine/turn-engine.js';
 import { logTurnFailure } from '../logging/turn-failure.js';
 import { holdRequestLog, type RequestFacts, requestIdOf, requestLoggerOf } from './request-log.js';
+import { turnEventsPath } from './turn-event-routes.js';
 
 /**
  * The request line of a streamed turn waits for the turn's end, to carry its
@@ -32,20 +33,31 @@ export function logWhenEnded(c: Context, turn: StartedTurn): void {
 }
 
 /**
- * Runs a turn and answers with its events as Server-Sent Events. The
- * response starts only once the turn has started, so that errors before it
- * (a busy session, a store outage) still get a proper JSON status.
+ * The data of an event as streamed: a `turn-start` also says where the
+ * turn's stream can be rejoined (`events`), when the app keeps its events.
+ */
+export function eventData(event: TurnEvent, rejoinable: boolean): string {
+  if (!rejoinable || event.type !== 'turn-start') return JSON.stringify(event);
+  return JSON.stringify({ ...event, events: turnEventsPath(event.sessionId, event.turnId) });
+}
+
+/**
+ * Runs a turn and answers with its events as Server-Sent Events, each with
+ * its `eventId` as the SSE `id`. The response starts only once the turn has
+ * started, so that errors before it (a busy session, a store outage) still
+ * get a proper JSON status.
  */
 export async function streamTurn(
   c: Context,
   run: (onEvent: (event: TurnEvent) => void) => TurnResult | Promise<TurnResult>,
+  { rejoinable = false }: { rejoinable?: boolean } = {},
 ): Promise<Response> {
   const turn = await startTurn(run);
   logWhenEnded(c, turn);
 
   return streamSSE(c, async (stream) => {
     for await (const event of turn.events()) {
-      await stream.writeSSE({ event: event.type, data: JSON.stringify(event), id: event.messageId });
+      await stream.writeSSE({ event: event.type, data: eventData(event, rejoinable), id: event.eventId });
     }
     const { failure } = await outcomeOf(turn);
     const { last } = turn;

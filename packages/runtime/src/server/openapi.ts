@@ -129,6 +129,25 @@ export function buildOpenApiDocument({
           responses: { '200': turnResult, ...errors(400, 404, 409, 500, 503) },
         },
       },
+      '/v1/sessions/{id}/turns/{turnId}/events': {
+        get: {
+          summary: 'Rejoin a turn’s stream: its events as Server-Sent Events, live until its next turn-end',
+          description:
+            'From the start, or after the event named by `Last-Event-ID` (or `after`): the `id:` of the last event received. From any replica when the app’s event log is shared (Redis); a finished turn’s events replay within the retention (default: 10,000 events per turn, one hour after its last). 400 for an id that is not an event id, 404 `event_not_found` for one the turn does not have, 410 when its events are no longer kept.',
+          parameters: [
+            sessionParameter,
+            pathId('turnId', 'The turn whose events to stream'),
+            query('after', 'The id of the last event received (same as the `Last-Event-ID` header)', {
+              type: 'string',
+              pattern: '^\\d{1,15}-\\d{1,9}$',
+            }),
+          ],
+          responses: {
+            '200': { description: 'The turn’s events', content: { 'text/event-stream': {} } },
+            ...errors(400, 404, 410, 503),
+          },
+        },
+      },
       '/v1/sessions': {
         get: {
           summary: 'List recent sessions (the caller’s tenant’s with auth), most recently active first',

@@ -37,6 +37,7 @@ import {
   UserIdSchema,
 } from './schemas.js';
 import { mountSessionReads } from './session-read-routes.js';
+import { mountTurnEvents } from './turn-event-routes.js';
 
 /** What the HTTP layer needs from the App: the protocol-neutral backend, plus rate limits, CORS and metrics. */
 export interface HttpBackend extends ServerBackend {
@@ -198,13 +199,47 @@ export function createRoutes(
     if (idempotencyKey) request.idempotencyKey = idempotencyKey;
     if (body.concurrency) request.concurrency = body.concurrency;
     noteRequest(c, { sessionId: request.sessionId });
+    const watch = body.onDisconnect === 'cancel' ? cancelOnDisconnect(c, request) : undefined;
     if (!wantsStream(c, body.stream)) {
-      const result = backend.chat(request);
+      const result = backend.chat(watch ? { ...request, onEvent: watch } : request);
       return c.json(noteRequest(c, isPromiseLike(result) ? await result : result));
     }
-    return streamTurn(c, (onEvent: (event: TurnEvent) => void) =>
-      backend.chat({ ...request, onEvent, streamEarlierTurn: true }),
+    return streamTurn(
+      c,
+      (onEvent: (event: TurnEvent) => void) =>
+        backend.chat({
+          ...request,
+          onEvent: watch
+            ? (event) => {
+                watch(event);
+                onEvent(event);
+              }
+            : onEvent,
+          streamEarlierTurn: true,
+        }),
+      { rejoinable: backend.events !== undefined },
     );
+  };
+  /**
+   * `onDisconnect: 'cancel'`: a listener that learns the turn's id from its
+   * events, and cancels the turn when the client goes away before its end.
+   */
+  const cancelOnDisconnect = (c: Context, request: TurnRequest) => {
+    let turnId: string | undefined;
+    let ended = false;
+    c.req.raw.signal.addEventListener(
+      'abort',
+      () => {
+        if (turnId === undefined || ended) return;
+        // The turn may end meanwhile (409 turn_not_active): nothing is left to cancel then.
+        backend.cancelTurn({ ...request, turnId }).catch(() => {});
+      },
+      { once: true },
+    );
+    return (event: TurnEvent) => {
+      if (event.sessionId === request.sessionId) turnId = event.turnId;
+      if (event.type === 'turn-end' && event.endOfDialog) ended = true;
+    };
   };
   const resolveApproval = async (c: Context): Promise<Response> => {
     if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
@@ -261,6 +296,7 @@ export function createRoutes(
   app.post('/v1/sessions/:id/turns/:turnId/cancel', limited(cancel, { json: false }));
 
   mountSessionReads(app, (tenantId, userId) => backend.sessionsOf(tenantId, userId));
+  mountTurnEvents(app, backend);
 
   app.delete('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');

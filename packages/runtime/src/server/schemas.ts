@@ -55,6 +55,12 @@ export function chatRequestSchema(maxMessageLength: number) {
     stream: z.boolean().optional(),
     /** What to do when the session is busy with another turn (default: the app's `concurrency`). */
     concurrency: z.enum(['wait', 'reject', 'interrupt']).optional(),
+    /**
+     * What happens to the turn when the client goes away before it ends:
+     * it runs on (`continue`, the default; its stream can be rejoined) or
+     * is cancelled (`cancel`).
+     */
+    onDisconnect: z.enum(['continue', 'cancel']).optional(),
   });
 }
 

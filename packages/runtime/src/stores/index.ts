@@ -7,6 +7,11 @@
 export { historyPageOf } from './history-page.js';
 export { InMemoryMemoryStore, type InMemoryMemoryStoreOptions } from './in-memory-memory-store.js';
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './in-memory-session-store.js';
+export {
+  DEFAULT_MAX_LOGGED_EVENTS,
+  InMemoryTurnEventLog,
+  type InMemoryTurnEventLogOptions,
+} from './in-memory-turn-event-log.js';
 export { type BindMemoryOptions, bindMemory, type MemoryOwner, memoryNamespace } from './memory-binding.js';
 export { canTouch, type MemoryStore, type MemoryWriteOptions } from './memory-store.js';
 export { InMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -38,3 +43,11 @@ export {
   type TurnRecord,
   type TurnStatus,
 } from './session-store.js';
+export {
+  DEFAULT_EVENT_RETENTION_MS,
+  DEFAULT_MAX_TURN_EVENTS,
+  type EventLogRetention,
+  type EventReplay,
+  type TurnEventLog,
+  type TurnLogKey,
+} from './turn-event-log.js';

@@ -179,6 +179,8 @@ export interface TurnRecord {
   approvals?: ApprovalRecord[];
   /** How many times the turn was recovered after its replica stopped. */
   recoveries?: number;
+  /** When the turn's latest part began (epoch ms): the first half of its events' ids (see `TurnEvent.eventId`). */
+  part?: number;
   /** Tokens of every model call of the turn (routers' and agents'), when any reported usage. */
   usage?: TokenUsage;
   /** The strategy profile the turn runs under, when the app uses profiles. */

@@ -102,6 +102,7 @@ export const TurnRecordSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }).optional(),
   approvals: z.array(ApprovalRecordSchema).optional(),
   recoveries: z.number().int().nonnegative().optional(),
+  part: z.number().int().nonnegative().optional(),
   profile: z.string().optional(),
   usage: UsageSchema.optional(),
   userId: z.string().optional(),

@@ -180,6 +180,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/approvals/{approvalId}',
       '/v1/sessions/{id}/turns/{turnId}/cancel',
+      '/v1/sessions/{id}/turns/{turnId}/events',
     ]);
     expect(Object.keys(document.paths['/v1/sessions/{id}']!).sort()).toEqual(['delete', 'get']);
     const schema = document.paths['/v1/chat']!.post!.requestBody!.content['application/json']!.schema;
@@ -191,6 +192,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
       'concurrency',
       'message',
       'metadata',
+      'onDisconnect',
       'sessionId',
       'stream',
       'userId',

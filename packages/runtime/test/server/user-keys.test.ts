@@ -96,6 +96,9 @@ describe.each(setups)('keys bound to a user, with $name', (setup) => {
       method: 'POST',
     });
     expect(cancel.status).toBe(404);
+    expect((await call(ALICE, `/v1/sessions/${bobSession}/turns/${bobs.body.turnId}/events`)).status).toBe(
+      404,
+    );
     const approve = await call(
       ALICE,
       `/v1/sessions/${bobSession}/approvals/${approvalId}`,

@@ -216,6 +216,8 @@ export function postJson(body: unknown, headers: Record<string, string> = {}): R
 export interface ReceivedEvent {
   event: string;
   data: TurnEvent;
+  /** The `id:` line, when the event had one. */
+  id?: string;
 }
 
 /** Parses a whole `text/event-stream` body. */
@@ -225,12 +227,16 @@ export function parseEventStream(text: string): ReceivedEvent[] {
     .filter((block) => block.trim().length > 0)
     .map((block) => {
       let event = 'message';
+      let id: string | undefined;
       const data: string[] = [];
       for (const line of block.split('\n')) {
         if (line.startsWith('event: ')) event = line.slice('event: '.length);
         else if (line.startsWith('data: ')) data.push(line.slice('data: '.length));
+        else if (line.startsWith('id: ')) id = line.slice('id: '.length);
       }
-      return { event, data: JSON.parse(data.join('\n')) as TurnEvent };
+      const received: ReceivedEvent = { event, data: JSON.parse(data.join('\n')) as TurnEvent };
+      if (id !== undefined) received.id = id;
+      return received;
     });
 }
 
@@ -241,3 +247,24 @@ export async function readEventStream(response: Response): Promise<ReceivedEvent
 
 /** Lines of a stack trace (`    at fn (file:line)`), which no response may contain. */
 export const STACK_LINE = /\n\s+at /;
+
+/**
+ * Reads Server-Sent Events as they arrive until `until` says stop (given
+ * the events so far), then leaves the rest unread: for cutting a stream.
+ */
+export async function readEventsUntil(
+  response: Response,
+  until: (events: readonly ReceivedEvent[]) => boolean,
+): Promise<ReceivedEvent[]> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const complete = text.lastIndexOf('\n\n');
+    const events = complete < 0 ? [] : parseEventStream(text.slice(0, complete + 2));
+    if (until(events)) return events;
+    const { value, done } = await reader.read();
+    if (done) return parseEventStream(text);
+    text += decoder.decode(value, { stream: true });
+  }
+}

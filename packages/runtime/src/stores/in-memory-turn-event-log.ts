@@ -1,0 +1,178 @@
+import type { TurnEvent } from '../engine/events.js';
+import { compareEventIds, type EventPosition, parseEventId } from '../turns/event-ids.js';
+import {
+  DEFAULT_EVENT_RETENTION_MS,
+  DEFAULT_MAX_TURN_EVENTS,
+  type EventLogRetention,
+  type EventReplay,
+  type TurnEventLog,
+  type TurnLogKey,
+} from './turn-event-log.js';
+
+/** Options of {@link InMemoryTurnEventLog}. */
+export interface InMemoryTurnEventLogOptions extends EventLogRetention {
+  /** The most events kept over all turns (default {@link DEFAULT_MAX_LOGGED_EVENTS}); the oldest turns' logs go first. */
+  maxEvents?: number;
+}
+
+/** Default {@link InMemoryTurnEventLogOptions.maxEvents}: 100,000 events in the process. */
+export const DEFAULT_MAX_LOGGED_EVENTS = 100_000;
+
+interface TurnLog {
+  events: TurnEvent[];
+  /** The last event dropped to keep the log within its count, if any. */
+  dropped: EventPosition | undefined;
+  expiresAt: number;
+  waiters: Set<() => void> | undefined;
+}
+
+const keyOf = ({ tenantId, sessionId, turnId }: TurnLogKey) => `${tenantId ?? ''}\n${sessionId}\n${turnId}`;
+
+/**
+ * The embedded default {@link TurnEventLog}: each turn's events in a list
+ * of this process (so a stream is rejoined on the replica that ran the
+ * turn only; use the Redis log with several replicas). Bounded per turn
+ * (`maxEventsPerTurn`, oldest dropped), in all (`maxEvents`, oldest turns
+ * dropped) and in time (`retentionMs` after a turn's last event).
+ */
+export class InMemoryTurnEventLog implements TurnEventLog {
+  readonly #logs = new Map<string, TurnLog>();
+  readonly #maxPerTurn: number;
+  readonly #maxEvents: number;
+  readonly #retentionMs: number;
+  #total = 0;
+  #closed = false;
+  /** The log appended to last, by key object: a turn's events come with the same key, one lookup per part. */
+  #lastKey: TurnLogKey | undefined;
+  #lastLog: TurnLog | undefined;
+
+  constructor({
+    maxEventsPerTurn = DEFAULT_MAX_TURN_EVENTS,
+    retentionMs = DEFAULT_EVENT_RETENTION_MS,
+    maxEvents = DEFAULT_MAX_LOGGED_EVENTS,
+  }: InMemoryTurnEventLogOptions = {}) {
+    this.#maxPerTurn = maxEventsPerTurn;
+    this.#retentionMs = retentionMs;
+    this.#maxEvents = maxEvents;
+  }
+
+  append(key: TurnLogKey, event: TurnEvent): void {
+    const log = (key === this.#lastKey ? this.#lastLog : undefined) ?? this.#logOf(key);
+    log.events.push(event);
+    log.expiresAt = Date.now() + this.#retentionMs;
+    this.#total += 1;
+    // Trimmed a tenth at a time, so that a long turn does not shift its list on every event.
+    if (log.events.length > this.#maxPerTurn + Math.ceil(this.#maxPerTurn / 10))
+      this.#trim(log, log.events.length - this.#maxPerTurn);
+    if (this.#total > this.#maxEvents) this.#evict(log);
+    if (log.waiters) for (const wake of log.waiters) wake();
+  }
+
+  async replay(key: TurnLogKey, after: string | undefined): Promise<EventReplay> {
+    const log = this.#live(key);
+    if (!log) return { kind: 'missing' };
+    if (after === undefined) return { kind: 'events', events: log.events.slice() };
+    const position = parseEventId(after);
+    if (!position) return { kind: 'unknown' };
+    const at = log.events.findIndex((event) => event.eventId === after);
+    if (at >= 0) return { kind: 'events', events: log.events.slice(at + 1), from: log.events[at] };
+    return log.dropped && compareEventIds(position, log.dropped) <= 0
+      ? { kind: 'expired' }
+      : { kind: 'unknown' };
+  }
+
+  waitAfter(
+    key: TurnLogKey,
+    after: string | undefined,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<TurnEvent[]> {
+    const newer = () => {
+      const log = this.#live(key);
+      if (!log) return [];
+      const at = after === undefined ? -1 : log.events.findIndex((event) => event.eventId === after);
+      return after === undefined || at >= 0 ? log.events.slice(at + 1) : [];
+    };
+    const ready = newer();
+    if (ready.length > 0 || signal.aborted || this.#closed) return Promise.resolve(ready);
+    return new Promise((resolve) => {
+      const log = this.#logOf(key);
+      const waiters = log.waiters ?? new Set();
+      log.waiters = waiters;
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        waiters.delete(done);
+        resolve(newer());
+      };
+      const timer = setTimeout(done, timeoutMs);
+      signal.addEventListener('abort', done, { once: true });
+      waiters.add(done);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const log of this.#logs.values()) if (log.waiters) for (const wake of log.waiters) wake();
+  }
+
+  /** The turn's log, unless expired (an expired one is dropped). */
+  #live(key: TurnLogKey): TurnLog | undefined {
+    const id = keyOf(key);
+    const log = this.#logs.get(id);
+    if (log && log.expiresAt <= Date.now() && !log.waiters?.size) {
+      this.#drop(id, log);
+      return undefined;
+    }
+    return log;
+  }
+
+  #logOf(key: TurnLogKey): TurnLog {
+    const id = keyOf(key);
+    let log = this.#logs.get(id);
+    if (!log) {
+      this.#expireOldest();
+      log = { events: [], dropped: undefined, expiresAt: Date.now() + this.#retentionMs, waiters: undefined };
+      this.#logs.set(id, log);
+    }
+    this.#lastKey = key;
+    this.#lastLog = log;
+    return log;
+  }
+
+  /** Drops the oldest turns' logs while they are past their retention (turns are logged in about the order they end). */
+  #expireOldest(): void {
+    const now = Date.now();
+    for (const [id, log] of this.#logs) {
+      if (log.expiresAt > now || log.waiters?.size) return;
+      this.#drop(id, log);
+    }
+  }
+
+  /** Drops the oldest turns' logs (never `keep`) until the process holds at most `maxEvents`. */
+  #evict(keep: TurnLog): void {
+    for (const [id, log] of this.#logs) {
+      if (this.#total <= this.#maxEvents) return;
+      if (log === keep) continue;
+      this.#drop(id, log);
+    }
+    if (this.#total > this.#maxEvents) this.#trim(keep, this.#total - this.#maxEvents);
+  }
+
+  /** Drops a turn's `count` oldest events. */
+  #trim(log: TurnLog, count: number): void {
+    const dropped = log.events.splice(0, count);
+    const last = dropped.at(-1)?.eventId;
+    if (last !== undefined) log.dropped = parseEventId(last);
+    this.#total -= dropped.length;
+  }
+
+  #drop(id: string, log: TurnLog): void {
+    this.#logs.delete(id);
+    this.#total -= log.events.length;
+    if (log === this.#lastLog) {
+      this.#lastKey = undefined;
+      this.#lastLog = undefined;
+    }
+  }
+}

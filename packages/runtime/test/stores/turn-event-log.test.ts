@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TurnEvent } from '../../src/engine/events.js';
+import { RedisTurnEventLog } from '../../src/redis.js';
+import { InMemoryTurnEventLog } from '../../src/stores/in-memory-turn-event-log.js';
+import type { TurnEventLog, TurnLogKey } from '../../src/stores/turn-event-log.js';
+import { REDIS_URL, useRedis } from '../support/redis.js';
+
+const redis = useRedis();
+
+/** `count` delta events of part `part`, numbered from `from`. */
+function events(key: TurnLogKey, part: number, count: number, from = 1): TurnEvent[] {
+  return Array.from({ length: count }, (_, index) => ({
+    type: 'answer-delta' as const,
+    sessionId: key.sessionId,
+    turnId: key.turnId,
+    messageId: 'msg_1',
+    delta: `chunk ${from + index}`,
+    eventId: `${part}-${from + index}`,
+  }));
+}
+
+/** Waits until the log has flushed what was appended (Redis sends batches in the background). */
+async function settled(log: TurnEventLog, key: TurnLogKey, lastId: string): Promise<void> {
+  for (let tries = 0; tries < 200; tries++) {
+    const replay = await log.replay(key, undefined);
+    if (replay.kind === 'events' && replay.events.at(-1)?.eventId === lastId) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`the log never held ${lastId}`);
+}
+
+const kinds: Array<[string, (options: { maxEventsPerTurn?: number; retentionMs?: number }) => TurnEventLog]> =
+  [
+    ['in memory', (options) => new InMemoryTurnEventLog(options)],
+    ['on Redis', (options) => new RedisTurnEventLog(REDIS_URL, { keyPrefix: redis.prefix(), ...options })],
+  ];
+
+describe.each(kinds)('the turn event log %s', (_name, create) => {
+  const logs: TurnEventLog[] = [];
+  const make = (options: { maxEventsPerTurn?: number; retentionMs?: number } = {}) => {
+    const log = create(options);
+    logs.push(log);
+    return log;
+  };
+  afterEach(async () => {
+    await Promise.all(logs.splice(0).map((log) => log.close?.()));
+  });
+  const key: TurnLogKey = { tenantId: 'acme', sessionId: 'ses_1', turnId: 'turn_1' };
+
+  it('replays every event in order, or those after an id, across parts', async () => {
+    const log = make();
+    const written = [...events(key, 1000, 3), ...events(key, 2000, 2)];
+    for (const event of written) log.append(key, event);
+    await settled(log, key, '2000-2');
+    expect(await log.replay(key, undefined)).toEqual({ kind: 'events', events: written });
+    expect(await log.replay(key, '1000-2')).toEqual({
+      kind: 'events',
+      events: written.slice(2),
+      from: written[1],
+    });
+    expect(await log.replay(key, '2000-2')).toEqual({ kind: 'events', events: [], from: written[4] });
+  });
+
+  it('tells an id it never held, and a turn it has nothing of, from an empty answer', async () => {
+    const log = make();
+    for (const event of events(key, 1000, 2)) log.append(key, event);
+    await settled(log, key, '1000-2');
+    expect(await log.replay(key, '1000-3')).toEqual({ kind: 'unknown' });
+    expect(await log.replay(key, '999-1')).toEqual({ kind: 'unknown' });
+    expect(await log.replay({ ...key, turnId: 'turn_other' }, undefined)).toEqual({ kind: 'missing' });
+    // Another tenant's turn of the same ids is another log.
+    expect(await log.replay({ ...key, tenantId: 'globex' }, undefined)).toEqual({ kind: 'missing' });
+  });
+
+  it('keeps about maxEventsPerTurn events and says an id older than those is expired', async () => {
+    const log = make({ maxEventsPerTurn: 100 });
+    const written = events(key, 1000, 1_000);
+    // As a long turn writes them: a batch at a time.
+    for (let chunk = 0; chunk < 10; chunk++) {
+      for (const event of written.slice(chunk * 100, chunk * 100 + 100)) log.append(key, event);
+      await settled(log, key, `1000-${chunk * 100 + 100}`);
+    }
+    const replay = await log.replay(key, undefined);
+    expect(replay.kind).toBe('events');
+    const kept = replay.kind === 'events' ? replay.events : [];
+    // Redis trims whole nodes (`MAXLEN ~`): about the bound, never all.
+    expect(kept.length).toBeGreaterThanOrEqual(100);
+    expect(kept.length).toBeLessThan(400);
+    expect(kept).toEqual(written.slice(-kept.length));
+    expect(await log.replay(key, '1000-1')).toEqual({ kind: 'expired' });
+  });
+
+  it('wakes a waiting follower with the events that come after its id', async () => {
+    const log = make();
+    for (const event of events(key, 1000, 2)) log.append(key, event);
+    await settled(log, key, '1000-2');
+    const waiting = log.waitAfter(key, '1000-2', 10_000, new AbortController().signal);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    for (const event of events(key, 1000, 2, 3)) log.append(key, event);
+    const woken = await waiting;
+    expect(woken.map((event) => event.eventId)[0]).toBe('1000-3');
+    // Already there: answered at once. Nothing more: an empty answer once the time is up.
+    expect((await log.waitAfter(key, '1000-1', 10_000, new AbortController().signal)).length).toBeGreaterThan(
+      0,
+    );
+    await settled(log, key, '1000-4');
+    expect(await log.waitAfter(key, '1000-4', 50, new AbortController().signal)).toEqual([]);
+  });
+
+  it('lets a follower that leaves stop waiting at once', async () => {
+    const log = make();
+    const leaving = new AbortController();
+    const waiting = log.waitAfter(key, undefined, 60_000, leaving.signal);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    leaving.abort();
+    expect(await waiting).toEqual([]);
+  });
+});
+
+describe('the Redis turn event log', () => {
+  it('keeps a turn under its session hash tag, with an expiry', async () => {
+    const prefix = redis.prefix();
+    const log = new RedisTurnEventLog(REDIS_URL, { keyPrefix: prefix, retentionMs: 60_000 });
+    const key: TurnLogKey = { tenantId: 'acme', sessionId: 'ses_1', turnId: 'turn_1' };
+    for (const event of events(key, 1000, 3)) log.append(key, event);
+    await settled(log, key, '1000-3');
+    const keys = await redis.keys(prefix);
+    expect(keys).toEqual([`${prefix}session:{acme%2Fses_1}:events:turn_1`]);
+    const ttl = await redis.admin.pttl(keys[0] as string);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    await log.close();
+  });
+});
