@@ -10,7 +10,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import { App } from '../../src/app.js';
-import { createRedisStores } from '../../src/redis.js';
+import { createRedisStores, RedisTurnEventLog } from '../../src/redis.js';
 import { REDIS_URL, useRedis } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
@@ -50,23 +50,30 @@ const echo = defineAgent({
 
 describe('Redis round trips of a real turn through App.chat()', () => {
   let proxy: TcpProxy | undefined;
+  let logProxy: TcpProxy | undefined;
   let app: App | undefined;
   afterEach(async () => {
     await app?.close();
     await proxy?.stop();
+    await logProxy?.stop();
     app = undefined;
     proxy = undefined;
+    logProxy = undefined;
   });
 
   it(`costs the ${DOCUMENTED_ROUND_TRIPS_PER_TURN} round trips the README states for every single-hop turn, with an agent that awaits I/O`, async () => {
     const target = new URL(REDIS_URL);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    // The turns' event log writes through a proxy of its own: it is counted apart from the stores.
+    logProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
     const keyPrefix = redis.prefix();
+    const eventLog = new RedisTurnEventLog(`redis://127.0.0.1:${logProxy.port}`, { keyPrefix });
     app = new App({
       name: 'round-trips',
       agents: [echo],
       logger: () => {},
       ...createRedisStores(`redis://127.0.0.1:${proxy.port}`, { keyPrefix }),
+      eventLog,
     }).mount(EchoThenAnswer);
 
     // Warm-up: connects, loads the Lua scripts. Not a turn the README counts.
@@ -88,7 +95,27 @@ describe('Redis round trips of a real turn through App.chat()', () => {
     for (let turn = 1; turn <= 3; turn++) {
       for (const sessionId of sessions) {
         proxy.resetCount();
+        logProxy.resetCount();
         const result = await app.chat({ sessionId, message: `echo ${sessionId} ${turn}` });
+        await eventLog.idle();
+        // The turn's 7 events reached the log in batches (one script call after the answer, one more for
+        // each 50 ms the turn ran), never one call per event.
+        const logWrites = logProxy.sent.match(/:events:/g)?.length ?? 0;
+        expect(logWrites).toBeGreaterThanOrEqual(1);
+        expect(logWrites).toBeLessThan(7);
+        const logged = await eventLog.replay(
+          { tenantId: undefined, sessionId, turnId: result.turnId },
+          undefined,
+        );
+        expect(logged.kind === 'events' && logged.events.map((event) => event.type)).toEqual([
+          'turn-start',
+          'route',
+          'agent-start',
+          'agent-end',
+          'route',
+          'message',
+          'turn-end',
+        ]);
         perTurn.push({
           sessionId,
           turn,

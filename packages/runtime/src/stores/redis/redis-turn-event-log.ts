@@ -34,9 +34,21 @@ export interface RedisTurnEventLogOptions extends RedisStoreOptions, EventLogRet
 /** A Redis Stream reply: entries of `[id, [field, value, …]]`. */
 type StreamEntries = Array<[string, string[]]>;
 
+/**
+ * How long a turn's events may wait to be sent with the next ones: a short
+ * part's events all go in one script call, after its end; a long part's
+ * reach followers on other replicas at most this late.
+ */
+export const EVENT_BATCH_MS = 50;
+
 interface Batch {
   /** `id, json, id, json…` waiting to be sent. */
   entries: string[];
+  /** A `turn-end` waits among them: send at once. */
+  ending: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  queued: boolean;
+  sending: boolean;
 }
 
 /** The events of stream entries, oldest first (an entry that does not parse is left out). */
@@ -74,6 +86,7 @@ export class RedisTurnEventLog implements TurnEventLog {
   readonly #idle: Redis[] = [];
   readonly #busy = new Set<Redis>();
   #warned = false;
+  readonly #idleWaiters: Array<() => void> = [];
   #closed = false;
   #lastKey: TurnLogKey | undefined;
   #lastRedisKey = '';
@@ -98,14 +111,20 @@ export class RedisTurnEventLog implements TurnEventLog {
     const redisKey = this.#keyOf(key);
     let batch = this.#batches.get(redisKey);
     if (!batch) {
-      batch = { entries: [] };
+      batch = { entries: [], ending: false, timer: undefined, queued: false, sending: false };
       this.#batches.set(redisKey, batch);
-      const scheduled = batch;
-      queueMicrotask(() => this.#send(redisKey, scheduled));
     }
     batch.entries.push(event.eventId, JSON.stringify(event));
     // A log that cannot keep up keeps the newest events (a follower then gets 410 for the oldest).
     if (batch.entries.length > 2 * this.#maxPerTurn) batch.entries.splice(0, 2 * this.#maxPerTurn);
+    if (event.type === 'turn-end') batch.ending = true;
+    this.#schedule(redisKey, batch);
+  }
+
+  /** Resolves once every event appended so far was sent (or given up on). */
+  idle(): Promise<void> {
+    if (this.#batches.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   async replay(key: TurnLogKey, after: string | undefined): Promise<EventReplay> {
@@ -182,6 +201,12 @@ export class RedisTurnEventLog implements TurnEventLog {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // What the last turns appended goes first (each batch at once), within the command timeout.
+    for (const [redisKey, batch] of this.#batches) {
+      batch.ending = true;
+      this.#schedule(redisKey, batch);
+    }
+    await this.idle();
     this.#closed = true;
     for (const client of [...this.#idle, ...this.#busy]) client.disconnect();
     this.#idle.length = 0;
@@ -198,21 +223,37 @@ export class RedisTurnEventLog implements TurnEventLog {
     return redisKey;
   }
 
-  /** Sends a turn's waiting events, one batch at a time; those that come meanwhile go in the next. */
+  /** Sends the batch at once when it ends a part, else within {@link EVENT_BATCH_MS}; never two at a time. */
+  #schedule(redisKey: string, batch: Batch): void {
+    if (batch.sending || batch.queued) return;
+    if (batch.ending) {
+      if (batch.timer) clearTimeout(batch.timer);
+      batch.timer = undefined;
+      batch.queued = true;
+      queueMicrotask(() => this.#send(redisKey, batch));
+    } else if (!batch.timer) {
+      batch.timer = setTimeout(() => this.#send(redisKey, batch), EVENT_BATCH_MS);
+    }
+  }
+
+  /** Sends a turn's waiting events in one script call; those that come meanwhile go in the next. */
   #send(redisKey: string, batch: Batch): void {
-    if (batch.entries.length === 0 || this.#closed) {
+    batch.timer = undefined;
+    batch.queued = false;
+    if (batch.entries.length === 0) {
       this.#batches.delete(redisKey);
+      if (this.#batches.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
       return;
     }
     const entries = batch.entries;
     batch.entries = [];
+    batch.ending = false;
+    batch.sending = true;
     this.#connection
       .run(
         'log turn events',
         (client) => APPEND.run(client, [redisKey], [this.#maxPerTurn, this.#retentionMs, ...entries]),
-        {
-          write: true,
-        },
+        { write: true },
       )
       .catch((error: unknown) => {
         // The turn goes on: its stored record stays the truth, and followers read its end from it.
@@ -221,7 +262,11 @@ export class RedisTurnEventLog implements TurnEventLog {
           process.emitWarning(`Switchboard could not log turn events: ${(error as Error).message}`);
         }
       })
-      .finally(() => this.#send(redisKey, batch));
+      .finally(() => {
+        batch.sending = false;
+        if (batch.entries.length > 0) this.#schedule(redisKey, batch);
+        else this.#send(redisKey, batch);
+      });
   }
 
   /** A connection for one blocking read: an idle one, or a new duplicate without the command timeout. */
