@@ -51,9 +51,9 @@ function storedEnd(sessionId: string, record: TurnRecord): TurnEventBody {
  * Mounts `GET /v1/sessions/:id/turns/:turnId/events` (scope
  * `sessions:read`; a user-bound key reaches its user's sessions only): a
  * turn's events as Server-Sent Events, from the start or after the event
- * `Last-Event-ID` (or `?after=`) names, live until the turn's next
+ * `Last-Event-ID` (or `?after=`) names, live until the turn's latest
  * `turn-end` (the end of the turn, or of its part when it pauses for an
- * approval), from whichever replica the client reaches when the app's
+ * approval: a part already resumed is streamed on), from whichever replica the client reaches when the app's
  * event log is shared. An id that is not an event id is 400; one the log
  * does not hold is 404 (`event_not_found`), or 410 (`event_expired`) when
  * it is older than what the log still keeps: never a replay of everything.
@@ -165,7 +165,10 @@ function followTurn(
     stream.onAbort(() => gone.abort());
     let last = options.after;
     let ended = options.ended;
-    /** Writes events; true once a `turn-end` was written. */
+    /**
+     * Writes events; true when the last was a `turn-end` (one inside them, followed by more, ended a part
+     * that paused and was resumed since: the stream goes on).
+     */
     const write = async (events: readonly (TurnEvent | TurnEventBody)[]) => {
       for (const event of events) {
         const id = 'eventId' in event ? event.eventId : undefined;
@@ -175,9 +178,8 @@ function followTurn(
             : { event: event.type, data: JSON.stringify(event), id },
         );
         if (id !== undefined) last = id;
-        if (event.type === 'turn-end') return true;
       }
-      return false;
+      return events.at(-1)?.type === 'turn-end';
     };
     if (await write(backlog)) return;
     if (backlog.length > 0) ended = false;

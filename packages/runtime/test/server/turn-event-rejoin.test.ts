@@ -150,6 +150,48 @@ describe("a turn's events, rejoined", () => {
     expect((reply as { reply: string }).reply).toBe('first part. second part.');
   });
 
+  it('numbers a resumed part after the part before it, and a rejoin after the pause gets the rest', async () => {
+    const refunds = defineAgent({
+      name: 'refunds',
+      description: 'Refunds an order, with a person’s approval',
+      requiresApproval: () => ({ required: true, risk: 'high', reason: 'every refund' }),
+      run: () => 'refunded',
+    });
+    const { app, orchestrator } = buildApp({ agents: [refunds, echoAgent()] });
+    server = await app.start(orchestrator, { port: 0 });
+    const paused = (await (
+      await fetch(`${server.url}/v1/chat`, postJson({ message: 'refunds: order 7', sessionId: 'parts' }))
+    ).json()) as { turnId: string; status: string; approvals: Array<{ id: string }> };
+    expect(paused.status).toBe('awaiting_approval');
+    const path = `${server.url}/v1/sessions/parts/turns/${paused.turnId}/events`;
+    const first = await readEventStream(await fetch(path));
+    expect(first.at(-1)?.data).toMatchObject({ type: 'turn-end', status: 'awaiting_approval' });
+    await sleep(5);
+    const approval = paused.approvals[0]?.id as string;
+    expect(
+      (
+        await fetch(
+          `${server.url}/v1/sessions/parts/approvals/${approval}`,
+          postJson({ decision: 'approve' }),
+        )
+      ).status,
+    ).toBe(200);
+    const rest = await readEventStream(
+      await fetch(path, { headers: { 'last-event-id': first.at(-1)?.id as string } }),
+    );
+    expect(rest[0]?.data).toMatchObject({ type: 'turn-start', resumed: 'approval' });
+    expect(rest.at(-1)?.data).toMatchObject({ type: 'turn-end', status: 'completed' });
+    const firstPart = parseEventId(first[0]?.id as string)?.part as number;
+    const secondPart = parseEventId(rest[0]?.id as string)?.part as number;
+    expect(secondPart).toBeGreaterThan(firstPart);
+    expect(rest.map((event) => parseEventId(event.id as string)?.seq)).toEqual(
+      rest.map((_, index) => index + 1),
+    );
+    // The whole turn replays as both parts in order.
+    const whole = await readEventStream(await fetch(path));
+    expect(ids(whole)).toEqual([...ids(first), ...ids(rest)]);
+  });
+
   it('refuses ids that are not event ids, or that the turn does not have, and unknown turns', async () => {
     const { app, orchestrator } = buildApp({ agents: [echoAgent()] });
     server = await app.start(orchestrator, { port: 0 });
