@@ -3,7 +3,8 @@
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
 //   BENCH_ROUNDS (default 3)  rounds of the HTTP variants, each variant once per round (medians reported)
-//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, auth, turn, fanout, churn, history, tracecost (default all)
+//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, auth, nolog, stream, streamnolog, redisnolog,
+//                   turn, fanout, churn, history, tracecost (default all)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
 //   BENCH_CHURN_TURNS (default 45000)  turns a side of the churn variant's in-process CPU measurement (bench/churn.ts)
@@ -30,6 +31,8 @@ interface Variant {
   env?: Record<string, string>;
   /** Sent with every request of the variant's load. */
   headers?: Record<string, string>;
+  /** Each request streams its turn's events (`stream: true`): a client listening to them. */
+  stream?: boolean;
 }
 
 /** The API key of the `auth` variant (a throwaway, for loopback only). */
@@ -61,6 +64,15 @@ const VARIANTS: Variant[] = [
     env: { BENCH_API_KEY },
     headers: { authorization: `Bearer ${BENCH_API_KEY}` },
   },
+  // The turn event log's cost: the same turns without it, with a listening client, and on Redis.
+  { name: 'nolog', script: 'servers/switchboard.ts', env: { BENCH_EVENT_LOG: 'off' } },
+  { name: 'stream', script: 'servers/switchboard.ts', stream: true },
+  { name: 'streamnolog', script: 'servers/switchboard.ts', env: { BENCH_EVENT_LOG: 'off' }, stream: true },
+  {
+    name: 'redisnolog',
+    script: 'servers/switchboard.ts',
+    env: { BENCH_STORE: 'redis', REDIS_URL: redisUrl, BENCH_KEY_PREFIX: keyPrefix, BENCH_EVENT_LOG: 'off' },
+  },
 ];
 const wanted = (
   process.env.BENCH_VARIANTS ??
@@ -89,7 +101,11 @@ async function measure(
         child.send('cpu');
       });
     const body = (index: number) =>
-      JSON.stringify({ message: `echo request ${index}`, sessionId: `bench-${index % 256}` });
+      JSON.stringify({
+        message: `echo request ${index}`,
+        sessionId: `bench-${index % 256}`,
+        ...(variant.stream ? { stream: true } : {}),
+      });
     const { headers } = variant;
     await runLoad({ url: `${url}/v1/chat`, concurrency, seconds: 1, maxRequests: 200_000, body, headers });
     const before = await probe();
@@ -239,6 +255,17 @@ console.log(
 console.log(
   `ratio auth/memory   = ${fmt(ratio('auth', 'memory'), 2)}  (info: requests with an API key against none${spread('auth', 'memory')})`,
 );
+/** A ratio against its target, PASS or MISS (nothing when a side was not measured). */
+const target = (name: string, a: string, b: string, minimum: number, what: string) => {
+  const value = ratio(a, b);
+  if (value === undefined) return;
+  console.log(
+    `ratio ${name.padEnd(13)} = ${fmt(value, 2)}  (target ≥ ${minimum.toFixed(2)} ${value >= minimum ? 'PASS' : 'MISS'}: ${what}${spread(a, b)})`,
+  );
+};
+target('log/nolog', 'memory', 'nolog', 0.95, 'the in-memory turn event log, no client listening');
+target('stream/nolog', 'stream', 'streamnolog', 0.95, 'the in-memory log, with a client listening (SSE)');
+target('redis/nolog', 'redis', 'redisnolog', 0.9, 'the Redis event log (one script call per batch)');
 console.log(
   `ratio traced/memory = ${fmt(ratio('traced', 'memory'), 2)}  (target ≥ 0.60${spread('traced', 'memory')}; ${exportRequests} OTLP export requests received)`,
 );

@@ -2,6 +2,7 @@
 // BENCH_STORE=redis uses Redis (REDIS_URL, default redis://127.0.0.1:6379) under a throwaway key prefix.
 // BENCH_TRACING=1 exports every span to a loopback OTLP sink (see BENCH_OTLP_URL).
 // BENCH_API_KEY turns API keys on, with that one key of a tenant `bench` (the `auth` variant).
+// BENCH_EVENT_LOG=off runs without the turn event log (the `nolog` variants).
 import { App, apiKeys, defineAgent } from '@switchboard/runtime';
 import { benchOrchestrator } from './orchestrator.js';
 import { reportWhenListening } from './report.js';
@@ -25,7 +26,16 @@ const tracing = await benchTracing();
 const stores = await benchStores();
 const apiKey = process.env.BENCH_API_KEY;
 const auth = apiKey ? apiKeys({ keys: { [apiKey]: { tenantId: 'bench', name: 'bench' } } }) : undefined;
-const app = new App({ name: 'bench', agents: [echo, other], ...stores, tracing, auth, logger: () => {} });
+const eventLog = process.env.BENCH_EVENT_LOG === 'off' ? { eventLog: false as const } : {};
+const app = new App({
+  name: 'bench',
+  agents: [echo, other],
+  ...stores,
+  ...eventLog,
+  tracing,
+  auth,
+  logger: () => {},
+});
 const server = await app.start(benchOrchestrator(app), { port: 0 });
 reportWhenListening(server.url);
 process.once('disconnect', () => void server.close());
