@@ -100,6 +100,14 @@ export class Api {
     );
   }
 
+  /** Opens a `GET` stream of Server-Sent Events (after the event `after` names, when given). */
+  async stream(path: string, after?: string): Promise<Response> {
+    const headers = this.headers({ accept: 'text/event-stream' });
+    return this.check(
+      await fetch(this.url(path), { headers: after ? { ...headers, 'last-event-id': after } : headers }),
+    );
+  }
+
   /** Sends a message and calls `onEvent` with each Server-Sent Event of the turn as it arrives. */
   async chat(
     body: { message: string; sessionId?: string },
@@ -115,6 +123,20 @@ export class Api {
     if (!response.body) throw new ApiError(response.status, 'The server sent no stream');
     await readEventStream(response.body, onEvent);
   }
+}
+
+/** Streams a turn's events (after `after`, an event id, when given) until its latest `turn-end`. */
+export async function followTurn(
+  api: Api,
+  sessionId: string,
+  turnId: string,
+  after: string | undefined,
+  onEvent: (event: StreamEvent) => void,
+): Promise<void> {
+  const path = `/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events`;
+  const response = await api.stream(path, after);
+  if (!response.body) throw new ApiError(response.status, 'The server sent no stream');
+  await readEventStream(response.body, onEvent);
 }
 
 /** Parses a `text/event-stream` body, calling `onEvent` with each event's JSON data. */

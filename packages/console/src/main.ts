@@ -1,4 +1,4 @@
-import { Api, UnauthorizedError } from './api.js';
+import { Api, followTurn, UnauthorizedError } from './api.js';
 import { byId, h } from './dom.js';
 import { recentSessions, rememberSession } from './sessions.js';
 import { applyEvent, renderTurn, type TurnView, turnFromRecord } from './timeline.js';
@@ -235,6 +235,11 @@ async function openSession(id: string): Promise<void> {
   rememberSession(id, body.messages.find((m) => m.role === 'user')?.content);
   await loadSessions();
   say(`Opened session ${id}.`);
+  const running = body.activeTurn?.status === 'running' ? body.activeTurn.turnId : undefined;
+  if (running) {
+    const text = body.messages.findLast((message) => message.role === 'user')?.content ?? '';
+    void rejoin(id, running, text);
+  }
 }
 
 function newSession(): void {
@@ -250,18 +255,23 @@ function newSession(): void {
   elements.message.focus();
 }
 
-async function send(text: string): Promise<void> {
-  busy = true;
-  elements.send.disabled = true;
-  elements.messages.append(messageItem('user', text, 'you'));
+/** Shows a turn's events as they come: its timeline, its agents' bubbles, the answer; remembers where it is. */
+function liveView(text: string) {
   const agentBubbles = new Map<string, HTMLElement>();
   let answer: HTMLElement | undefined;
   let live: TurnView | undefined;
+  const where: { turnId?: string; lastEventId?: string } = {};
   const onEvent = (event: StreamEvent) => {
+    where.turnId = event.turnId;
+    if (event.eventId) where.lastEventId = event.eventId;
     if (event.type === 'turn-start') {
       if (!sessionId) setSession(event.sessionId);
-      live = { turnId: event.turnId, status: 'running', message: text, steps: [] };
-      turns.push(live);
+      // A turn shown from the store (a rejoin from its start) is drawn again from its events.
+      live = turns.find((turn) => turn.turnId === event.turnId);
+      if (!live) {
+        live = { turnId: event.turnId, status: 'running', message: text, steps: [] };
+        turns.push(live);
+      } else if (!event.resumed) live.steps = [];
       say('Streaming the reply…');
     }
     if (live) {
@@ -300,16 +310,52 @@ async function send(text: string): Promise<void> {
       say(`The call to ${event.agent} waits for approval.`);
     }
   };
+  return { onEvent, where };
+}
+
+/** Shows the session as stored once a turn is over: durations and replies as the server kept them. */
+async function showStored(id: string, text: string): Promise<void> {
+  rememberSession(id, text);
+  const newest = await api.session(id);
+  if (id !== sessionId) return;
+  // Older pages already loaded stay on screen.
+  showSession(shown?.sessionId === id ? mergePages(shown, newest) : newest);
+  await loadSessions();
+}
+
+async function send(text: string): Promise<void> {
+  busy = true;
+  elements.send.disabled = true;
+  elements.messages.append(messageItem('user', text, 'you'));
+  const view = liveView(text);
   try {
-    await api.chat(sessionId ? { message: text, sessionId } : { message: text }, onEvent);
-    if (sessionId) {
-      rememberSession(sessionId, text);
-      // The stored turn is the record: durations and replies as the server kept them.
-      const newest = await api.session(sessionId);
-      // Older pages already loaded stay on screen.
-      showSession(shown?.sessionId === sessionId ? mergePages(shown, newest) : newest);
-      await loadSessions();
+    try {
+      await api.chat(sessionId ? { message: text, sessionId } : { message: text }, view.onEvent);
+    } catch (error) {
+      // The connection dropped mid-turn: the turn runs on at the server; pick its stream up where it was.
+      const { turnId, lastEventId } = view.where;
+      if (!(error instanceof TypeError) || !sessionId || !turnId) throw error;
+      say('Connection lost: rejoining the turn…');
+      await followTurn(api, sessionId, turnId, lastEventId, view.onEvent);
     }
+    if (sessionId) await showStored(sessionId, text);
+    say('Reply received.');
+  } catch (error) {
+    fail(error);
+  } finally {
+    busy = false;
+    elements.send.disabled = false;
+  }
+}
+
+/** Follows a turn that is running as the session opens (after a reload, say) until it ends. */
+async function rejoin(id: string, turnId: string, text: string): Promise<void> {
+  busy = true;
+  elements.send.disabled = true;
+  try {
+    say('A turn is running: following it…');
+    await followTurn(api, id, turnId, undefined, liveView(text).onEvent);
+    if (id === sessionId) await showStored(id, text);
     say('Reply received.');
   } catch (error) {
     fail(error);

@@ -94,6 +94,8 @@ export interface StreamEvent {
   sessionId: string;
   turnId: string;
   messageId: string;
+  /** Unique and increasing within the turn: where to rejoin its stream after. */
+  eventId?: string;
   toolCallId?: string;
   agent?: string;
   message?: string;
@@ -109,4 +111,6 @@ export interface StreamEvent {
   risk?: string;
   expiresAt?: string | null;
   endOfDialog?: boolean;
+  /** On `turn-start`: a stored turn continues (`approval`, `recovery`). */
+  resumed?: string;
 }

@@ -59,6 +59,50 @@ afterAll(async () => {
 });
 
 describe('the console in a browser, beyond chat', () => {
+  it('follows a turn that is running when the session opens (a reload), until its answer', async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const slow = defineAgent({
+      name: 'slow',
+      description: 'Answers when let through',
+      keywords: ['slow'],
+      async *run() {
+        yield 'working… ';
+        await gate;
+        yield 'done';
+      },
+    });
+    const server = await startKeywordApp([echo, slow]);
+    const { page, blocked, errors } = await openPage(browser);
+    try {
+      // Another tab (or this one before a reload) started the turn; it is running when the page opens.
+      const started = fetch(`${server.url}/v1/chat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'slow please', sessionId: 'reloaded' }),
+      });
+      for (let tries = 0; tries < 500; tries++) {
+        const session = await fetch(`${server.url}/v1/sessions/reloaded`);
+        if (session.status === 200 && ((await session.json()) as { activeTurn?: unknown }).activeTurn) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await page.goto(`${server.url}/#session=reloaded`);
+      await expect.poll(() => page.locator('#status').textContent()).toBe('Streaming the reply…');
+      open();
+      const answers = page.locator('#messages .message.assistant .content');
+      await expect.poll(() => answers.last().textContent()).toBe('working… done');
+      await expect.poll(() => page.locator('#status').textContent()).toBe('Reply received.');
+      await started;
+      expect(blocked).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+      await server.close();
+    }
+  });
+
   it('shows a call waiting for approval, runs it when approved and drops it when rejected', async () => {
     const refunds: string[] = [];
     const payouts = defineAgent({
