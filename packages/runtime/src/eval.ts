@@ -47,5 +47,12 @@ export {
   type RoutingThresholds,
   worstCases,
 } from './eval/expect-routing.js';
+export { type Disagreement, type ReplayOptions, type ReplayReport, replaySessions } from './eval/replay.js';
 export { type EvalTarget, type RunEvalOptions, runEval } from './eval/run-eval.js';
+export {
+  parseSessionExport,
+  type RecordedSession,
+  SESSION_EXPORT_VERSION,
+  sessionExportLines,
+} from './eval/session-export.js';
 export { stubAgent } from './eval/stub-agents.js';
