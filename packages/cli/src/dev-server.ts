@@ -6,16 +6,26 @@
  * @module
  */
 import { serve } from '@hono/node-server';
+import type { OrchestratorInput, ServerHandle } from '@switchboard/runtime';
 import { loadAppModule } from './app-module.js';
 
 const [specifier, port = '3000', host = '127.0.0.1'] = process.argv.slice(2);
 if (!specifier) throw new Error('usage: dev-server <app-module> [port] [host]');
 const loaded = await loadAppModule(specifier);
-const { app, orchestrator } = loaded.create({ console: true, docs: false });
+let { app, orchestrator } = loaded.create({ console: true });
 let close: () => Promise<void>;
 let url: string;
 if (orchestrator !== undefined) {
-  const server = await app.start(orchestrator, { port: Number(port), host });
+  let server: ServerHandle;
+  try {
+    server = await app.start(orchestrator, { port: Number(port), host });
+  } catch (error) {
+    // Without the console package (or its build) the app is still worth serving.
+    if (!String((error as Error).message).includes('console')) throw error;
+    process.stderr.write(`Serving without the console: ${(error as Error).message}\n`);
+    ({ app, orchestrator } = loaded.create({ console: false }));
+    server = await app.start(orchestrator as OrchestratorInput, { port: Number(port), host });
+  }
   ({ url } = server);
   close = () => server.close();
 } else {
