@@ -7,7 +7,7 @@
 //   BENCH_EVAL_CASES (default 5000), BENCH_EVAL_ROUNDS (default 7)
 import type { Conversation } from '@switchboard/core';
 import { KeywordOrchestrator } from '@switchboard/orchestrators';
-import { defineAgent } from '@switchboard/runtime';
+import { agentMeta, defineAgent } from '@switchboard/runtime';
 import { type Dataset, runEval } from '@switchboard/runtime/eval';
 
 /** CPU time (user + system) of both sides, per round, in milliseconds. */
@@ -72,7 +72,7 @@ const cases = Number(process.env.BENCH_EVAL_CASES ?? 5_000);
 const rounds = Number(process.env.BENCH_EVAL_ROUNDS ?? 7);
 const router = new KeywordOrchestrator({
   name: 'keyword',
-  agents: agents.map(({ run: _run, ...meta }) => meta),
+  agents: agents.map(agentMeta),
   fallbackAgent: 'help',
 });
 const data = dataset(cases);

@@ -12,11 +12,19 @@ export async function workFolder(name: string): Promise<string> {
   return folder;
 }
 
-/** Runs the CLI in `cwd` with its output captured. */
-export async function cli(
+/** What a run of the CLI printed, and its exit code. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI in `cwd` with its output captured, drawing progress as on a terminal when `progress` is set. */
+export async function cliWith(
+  { progress }: { progress: boolean },
   cwd: string,
   ...argv: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
+): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -27,10 +35,15 @@ export async function cli(
       stderr += text;
     },
     cwd,
-    progress: false,
+    progress,
   };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };
+}
+
+/** Runs the CLI in `cwd` with its output captured. */
+export function cli(cwd: string, ...argv: string[]): Promise<CliRun> {
+  return cliWith({ progress: false }, cwd, ...argv);
 }
 
 /** Writes `text` to `path` under `folder`, creating directories. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App } from '@switchboard/runtime';
 import { describe, expect, it } from 'vitest';
-import { cli, put, workFolder } from './cli-support.js';
+import { cli, cliWith, put, workFolder } from './cli-support.js';
 
 const BROKEN_APP = `import { AbstractOrchestrator, routeToUser } from '@switchboard/core';
 import { agents } from './agents.js';
@@ -40,6 +40,22 @@ describe('switchboard init, eval and diff', async () => {
     expect(run.stdout).toContain('Accuracy 100.0% (10/10 passed)');
     expect(run.stdout).toMatch(/calculator\s+4\s+0\s+0\n/);
     expect((await cli(folder, 'init', 'demo')).code).toBe(2);
+  });
+
+  it('draws a progress bar on a terminal, and none otherwise', async () => {
+    const shown = await cliWith(
+      { progress: true },
+      project,
+      'eval',
+      'src/app.ts',
+      'evals/routing.jsonl',
+      '--quiet',
+    );
+    const frames = shown.stderr.split('\r').filter(Boolean);
+    expect(frames.at(-1)).toBe(`eval routing [${'#'.repeat(30)}] 10/10\n`);
+    expect(frames.length).toBeGreaterThan(2);
+    const quiet = await cli(project, 'eval', 'src/app.ts', 'evals/routing.jsonl', '--quiet');
+    expect(quiet.stderr).toBe('');
   });
 
   it('writes JSON, Markdown and a single offline HTML file with a heat-map confusion matrix', async () => {
