@@ -52,6 +52,7 @@ export { type EvalTarget, type RunEvalOptions, runEval } from './eval/run-eval.j
 export {
   parseSessionExport,
   type RecordedSession,
+  readRecordedSession,
   SESSION_EXPORT_VERSION,
   sessionExportLines,
 } from './eval/session-export.js';

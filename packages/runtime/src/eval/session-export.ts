@@ -1,5 +1,6 @@
 import { type MessageItem, MessageItemSchema, ValidationError } from '@switchboard/core';
 import { z } from 'zod';
+import type { SessionStore } from '../stores/session-store.js';
 import { publicTurn, type TurnRecord } from '../turns/turn-record.js';
 import { TurnRecordSchema } from '../turns/turn-schemas.js';
 
@@ -82,4 +83,25 @@ export function parseSessionExport(text: string, source = 'export'): RecordedSes
     else current.turns.push(item.turn as TurnRecord);
   }
   return sessions;
+}
+
+/**
+ * A session as a store holds it, ready for `replaySessions` (undefined when
+ * the store has no such session).
+ *
+ * @example
+ * ```ts
+ * const recorded = await readRecordedSession(app.sessions, 'ses_123');
+ * ```
+ */
+export async function readRecordedSession(
+  sessions: SessionStore,
+  sessionId: string,
+): Promise<RecordedSession | undefined> {
+  const [messages, turns] = await Promise.all([sessions.read(sessionId), sessions.listTurns(sessionId)]);
+  if (messages.length === 0) return undefined;
+  const session: RecordedSession = { sessionId, messages, turns: turns.map(publicTurn) };
+  const userId = turns[0]?.userId;
+  if (userId !== undefined) session.userId = userId;
+  return session;
 }

@@ -3,8 +3,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import { App } from '../../src/app.js';
 import { replaySessions } from '../../src/eval/replay.js';
-import { parseSessionExport } from '../../src/eval/session-export.js';
+import { parseSessionExport, readRecordedSession } from '../../src/eval/session-export.js';
 import { apiKeys } from '../../src/server/auth.js';
+import { tenantSessions } from '../../src/stores/tenant-sessions.js';
 import { AGENTS, KnownRouter } from './eval-fixtures.js';
 
 const ACME = 'sk-acme-0123456789abcdef0123456789abcdef';
@@ -130,6 +131,17 @@ describe('session export and replay', async () => {
     const replay = await replaySessions(Watching, exported, { agents: app.agentMetas });
     expect(replay.agreement).toBe(1);
     expect(seen).toEqual([0, 1, 1]);
+  });
+
+  it('reads a recorded session straight from a store, as the export has it', async () => {
+    const exported = parseSessionExport(
+      await (await app.request('/v1/sessions/team-1/export', bearer(ACME))).text(),
+    );
+    // With keys, the store holds each session under its tenant: read through the tenant's view.
+    const acme = tenantSessions(app.sessions, 'acme');
+    expect(await readRecordedSession(acme, 'team-1')).toEqual(exported[0]);
+    expect(await readRecordedSession(acme, 'nope')).toBeUndefined();
+    expect(await readRecordedSession(tenantSessions(app.sessions, 'globex'), 'team-1')).toBeUndefined();
   });
 
   it('refuses a malformed export line with its number', () => {
