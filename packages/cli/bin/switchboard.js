@@ -1,11 +1,9 @@
 #!/usr/bin/env node
-// Loads app modules written in TypeScript (and, in the Switchboard workspace, the CLI's own sources).
-import { existsSync } from 'node:fs';
+// tsx's loader lets app modules be TypeScript. The CLI itself is imported by its own package name, so that its
+// exports decide the file: the built JavaScript once published, the TypeScript sources in the Switchboard
+// workspace (the built files there with `--conditions=switchboard-dist`).
 import { register } from 'tsx/esm/api';
 
 register();
-const built = new URL('../dist/main.js', import.meta.url);
-const { runCli } = await import(
-  existsSync(built) ? built.href : new URL('../src/main.ts', import.meta.url).href
-);
+const { runCli } = await import('@switchboard/cli');
 process.exitCode = await runCli(process.argv.slice(2));

@@ -6,6 +6,7 @@ import { diffCommand } from './commands/diff-command.js';
 import { evalCommand } from './commands/eval-command.js';
 import { initCommand } from './commands/init-command.js';
 import { exportCommand, replayCommand } from './commands/replay-command.js';
+import { CLI_VERSION } from './version.js';
 
 /** The exit code of a usage error, a bad dataset or a module that cannot be loaded. */
 export const USAGE_EXIT = 2;
@@ -27,6 +28,7 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo()): 
   };
   const program = new Command('switchboard')
     .description('Switchboard: start a project, serve it with the console, and know how it routes')
+    .version(CLI_VERSION)
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   evalCommand(program, io, exit);
