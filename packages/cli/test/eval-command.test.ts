@@ -156,13 +156,20 @@ describe('switchboard init, eval and diff', async () => {
     );
   });
 
-  it('replays an exported session with the app and with a broken router', async () => {
+  it('exports a session from a running server, and replays it with the app and with a broken router', async () => {
     const { agents, orchestrator } = await import(pathToFileURL(join(project, 'src/app.ts')).href);
-    const app = new App({ name: 'demo', agents, logLevel: 'silent' }).mount(orchestrator);
+    const app = new App({ name: 'demo', agents, logLevel: 'silent' });
+    const server = await app.start(orchestrator, { port: 0 });
     for (const message of ['what time is it', '2 plus 2', 'hello'])
       await app.chat({ sessionId: 's1', message });
-    await put(project, 's1.jsonl', await (await app.request('/v1/sessions/s1/export')).text());
-    await app.close();
+    const saved = await cli(project, 'export', server.url, 's1', '-o', 's1.jsonl');
+    const missing = await cli(project, 'export', server.url, 'nope');
+    expect([saved.code, missing.code, missing.stderr]).toEqual([
+      0,
+      2,
+      'switchboard: Session nope: the server answered 404\n',
+    ]);
+    await server.close();
     const same = await cli(project, 'replay', 'src/app.ts', 's1.jsonl', '--min-agreement', '1');
     expect([same.code, same.stdout]).toEqual([
       0,
