@@ -5,8 +5,8 @@
  *
  * @example
  * ```sh
- * pnpm --filter @switchboard/server exec switchboard eval src/eval-app.ts evals/routing.jsonl --stub-agents
- * ORCHESTRATOR=task pnpm --filter @switchboard/server exec switchboard eval src/eval-app.ts evals/routing.jsonl --stub-agents
+ * pnpm --filter @switchboard/server eval
+ * ORCHESTRATOR=task pnpm --filter @switchboard/server eval
  * ```
  *
  * @module
