@@ -4,7 +4,7 @@
 //   BENCH_CONCURRENCY (default 32)
 //   BENCH_ROUNDS (default 3)  rounds of the HTTP variants, each variant once per round (medians reported)
 //   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, auth, nolog, stream, streamnolog, redisnolog,
-//                   turn, fanout, churn, history, tracecost (default all)
+//                   turn, fanout, churn, history, tracecost, eval (default all)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
 //   BENCH_CHURN_TURNS (default 45000)  turns a side of the churn variant's in-process CPU measurement (bench/churn.ts)
@@ -14,10 +14,13 @@
 //     turn's CPU in process (Langfuse processor, OTLP to a loopback receiver) against an untraced one
 //   BENCH_HISTORY_MESSAGES (default 10000), BENCH_HISTORY_TURNS (default 4000)  the history variant
 //     (bench/history-flatness.ts): a turn on a session of that many messages against a 10-message one
+//   BENCH_EVAL_CASES (default 5000), BENCH_EVAL_ROUNDS (default 7)  the eval variant (bench/eval-cost.ts): a
+//     routing eval with stubbed agents against as many bare orchestrator.decide() calls
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { runChurnBench, runHistoryBench } from './churn-report.js';
 import { compileServer } from './compile.js';
+import { runEvalBench } from './eval-report.js';
 import { type FanOutResult, printFanOut } from './fan-out-report.js';
 import { type LoadResult, median, runLoad } from './load.js';
 import { deleteKeys } from './redis-keys.js';
@@ -76,7 +79,7 @@ const VARIANTS: Variant[] = [
 ];
 const wanted = (
   process.env.BENCH_VARIANTS ??
-  [...VARIANTS.map((v) => v.name), 'turn', 'fanout', 'churn', 'history', 'tracecost'].join(',')
+  [...VARIANTS.map((v) => v.name), 'turn', 'fanout', 'churn', 'history', 'tracecost', 'eval'].join(',')
 ).split(',');
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
@@ -337,3 +340,4 @@ if (wanted.includes('tracecost')) {
     );
   }
 }
+if (wanted.includes('eval') && !(await runEvalBench())) process.exitCode = 1;

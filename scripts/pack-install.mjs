@@ -2,7 +2,7 @@
 /**
  * Proves that a user can install Switchboard from its tarballs, outside this workspace:
  *
- * 1. builds the packages (`pnpm build`) and packs core, runtime, orchestrators and console with
+ * 1. builds the packages (`pnpm build`) and packs core, runtime, orchestrators, console and cli with
  *    `pnpm pack` (which applies `publishConfig` and turns `workspace:` ranges into versions);
  * 2. checks each tarball: package.json metadata, README.md and LICENSE, a source map for every
  *    emitted file whose sources are shipped too, no tests and no build info;
@@ -11,7 +11,9 @@
  * 4. type-checks, under a strict NodeNext tsconfig, README.md's "A custom orchestrator in 20
  *    lines" (extracted at run time, so the README cannot drift) and each package README's example,
  *    then runs them with plain `node`: the README's server answers one POST /v1/chat and stops on
- *    the signal it handles.
+ *    the signal it handles;
+ * 5. runs the installed `switchboard init` in a new directory, installs that starter project
+ *    from the tarballs, runs its tests (npm test) and `switchboard eval` on its dataset.
  *
  * Plain Node, no dependencies. `node scripts/pack-install.mjs [--keep]` (`--keep` leaves the temp
  * dir for a look). Exits non-zero with the reason on the first failure.
@@ -25,9 +27,9 @@ import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const PACKAGES = ['core', 'runtime', 'orchestrators', 'console'];
+const PACKAGES = ['core', 'runtime', 'orchestrators', 'console', 'cli'];
 /** Packages compiled by tsc: they ship source maps and declaration maps. */
-const COMPILED = new Set(['core', 'runtime', 'orchestrators']);
+const COMPILED = new Set(['core', 'runtime', 'orchestrators', 'cli']);
 /**
  * The peers of the packed packages, read from their manifests: the ones a
  * plain `import` needs (not marked optional in any package), and the optional
@@ -45,6 +47,11 @@ async function peersOf() {
     }
   }
   for (const peer of required) optional.delete(peer);
+  // An optional peer of one package that another packed package depends on (yaml, for the CLI) is installed.
+  for (const name of PACKAGES) {
+    const manifest = JSON.parse(await readFile(join(root, 'packages', name, 'package.json'), 'utf8'));
+    for (const dependency of Object.keys(manifest.dependencies ?? {})) optional.delete(dependency);
+  }
   return { REQUIRED_PEERS: [...required], OPTIONAL_PEERS: [...optional] };
 }
 const { REQUIRED_PEERS, OPTIONAL_PEERS } = await peersOf();
@@ -229,6 +236,49 @@ function runExample(project, file) {
   });
 }
 
+/**
+ * `switchboard init` from the installed CLI, in a new directory: its @switchboard dependencies
+ * pointed at the tarballs (the versions are not published), then npm install, its tests, and
+ * `switchboard eval` on its dataset.
+ */
+async function starterProject(project, starter, tarballDir, tarballs, npmEnv, step) {
+  const bin = join(project, 'node_modules/@switchboard/cli/bin/switchboard.js');
+  await run(process.execPath, [bin, 'init', starter], { cwd: project, timeoutMs: RUN_TIMEOUT_MS });
+  const manifestPath = join(starter, 'package.json');
+  const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+  // npm finds an unpublished package only in a tarball named by the project: every one is named, the
+  // starter's own in place, the ones only they depend on (console, say) as dependencies.
+  for (const [name, file] of Object.entries(tarballs)) {
+    const field = manifest.devDependencies?.[`@switchboard/${name}`] ? 'devDependencies' : 'dependencies';
+    manifest[field][`@switchboard/${name}`] = `file:${join(tarballDir, file)}`;
+  }
+  await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline'], {
+    cwd: starter,
+    env: { ...npmEnv, CI: 'true' },
+  });
+  const tested = await run('npm', ['test'], {
+    cwd: starter,
+    env: { ...npmEnv, CI: 'true', NO_COLOR: '1' },
+    timeoutMs: INSTALL_TIMEOUT_MS,
+  });
+  const passed = /Tests\s+(\d+) passed/.exec(tested)?.[1];
+  if (!passed) fail(`switchboard init's project: npm test printed no passed tests:\n${tested}`);
+  step(`switchboard init: the starter project installed from the tarballs, npm test passed ${passed} tests`);
+  const evaluated = await run(
+    join(starter, 'node_modules/.bin/switchboard'),
+    ['eval', 'src/app.ts', 'evals/routing.jsonl', '--stub-agents', '--min-accuracy', '1'],
+    {
+      cwd: starter,
+      timeoutMs: RUN_TIMEOUT_MS,
+    },
+  );
+  const headline = evaluated.split('\n').find((line) => line.startsWith('Accuracy'));
+  if (!headline?.startsWith('Accuracy 100.0%'))
+    fail(`switchboard eval on the starter's dataset printed:\n${evaluated}`);
+  step(`switchboard eval on the starter's dataset: ${headline}`);
+}
+
 async function main() {
   const began = performance.now();
   const keep = process.argv.includes('--keep');
@@ -287,7 +337,9 @@ async function main() {
     });
     const stray = OPTIONAL_PEERS.filter((name) => existsSync(join(project, 'node_modules', name)));
     if (stray.length > 0) fail(`npm installed optional peers nobody asked for: ${stray.join(', ')}`);
-    step(`npm installed the 4 tarballs with ${REQUIRED_PEERS.join(' and ')} as the only peers`);
+    step(
+      `npm installed the ${PACKAGES.length} tarballs with ${REQUIRED_PEERS.join(' and ')} as the only peers`,
+    );
 
     const sources = { ...(await readmeOrchestrator()) };
     const examples = await packageExamples();
@@ -355,6 +407,8 @@ async function main() {
         fail(`packages/${name}/README.md's example printed ${JSON.stringify(printed)}, expected ${expected}`);
       step(`packages/${name}/README.md example printed "${printed.split('\n').at(-1)}"`);
     }
+
+    await starterProject(project, join(temp, 'starter'), tarballDir, tarballs, npmEnv, step);
   } finally {
     if (keep) console.log(`pack-install: kept ${temp}`);
     else await rm(temp, { recursive: true, force: true });

@@ -185,6 +185,21 @@ export function buildOpenApiDocument({
           responses: { '204': { description: 'Deleted' }, ...errors(400, 404, 409, 503) },
         },
       },
+      '/v1/sessions/{id}/export': {
+        get: {
+          summary: 'Export a whole session as JSON Lines (for `switchboard replay`)',
+          description:
+            'A `session` line, then one `message` line per message and one `turn` line per turn (with its routing steps), oldest first. 413 `export_too_large` past 10 000 messages.',
+          parameters: [sessionParameter],
+          responses: {
+            '200': {
+              description: 'The session',
+              content: { 'application/x-ndjson': { schema: { type: 'string' } } },
+            },
+            ...errors(400, 404, 413, 503),
+          },
+        },
+      },
       '/v1/agents': {
         get: {
           summary: 'List the agents',

@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { requireScope } from '../backend/access-checks.js';
 import { expireOverdue } from '../engine/approvals.js';
+import { sessionExportLines } from '../eval/session-export.js';
 import { historyPageOf } from '../stores/history-page.js';
 import { decodePageCursor, encodePageCursor } from '../stores/page-cursor.js';
 import {
@@ -16,6 +17,9 @@ import { isFinished, pendingApprovals, publicApproval, publicTurn } from '../tur
 import { principalOf } from './access.js';
 import { errorResponse, parseOrThrow } from './http-errors.js';
 import { DEFAULT_PAGE_SIZE, HistoryQuerySchema, SessionIdSchema, SessionListQuerySchema } from './schemas.js';
+
+/** The most messages `GET /v1/sessions/:id/export` returns; a longer session is a 413 (read it by pages instead). */
+export const EXPORT_MAX_MESSAGES = 10_000;
 
 /** A history cursor: `[message, turn]` of a `HistoryPosition`. */
 const HistoryCursorSchema = z.tuple([z.number().int().min(1), z.number().int().min(0)]);
@@ -37,7 +41,9 @@ async function readHistoryPage(
  * tenant's recent sessions, most recently active first, paged with an
  * opaque `cursor`) and `GET /v1/sessions/:id` (one page of a session,
  * newest first, paged with an opaque `before` cursor; default
- * {@link DEFAULT_PAGE_SIZE} items, at most `MAX_PAGE_SIZE`).
+ * {@link DEFAULT_PAGE_SIZE} items, at most `MAX_PAGE_SIZE`), and
+ * `GET /v1/sessions/:id/export` (the whole session as JSONL, for replays,
+ * up to {@link EXPORT_MAX_MESSAGES} messages).
  */
 export function mountSessionReads(
   app: Hono,
@@ -92,5 +98,31 @@ export function mountSessionReads(
     if (last && !isFinished(last.status)) body.activeTurn = { turnId: last.turnId, status: last.status };
     if (page.before) body.before = encodePageCursor([page.before.message, page.before.turn]);
     return c.json(body);
+  });
+
+  app.get('/v1/sessions/:id/export', async (c) => {
+    const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
+    const sessions = sessionsFor(c);
+    const [messages, turns] = await Promise.all([sessions.read(sessionId), sessions.listTurns(sessionId)]);
+    // Another tenant's (or user's) session reads as empty through the caller's view: 404, as above.
+    if (messages.length === 0) throw new NotFoundError({ resource: 'Session', id: sessionId });
+    if (messages.length > EXPORT_MAX_MESSAGES)
+      return errorResponse(
+        c,
+        413,
+        'export_too_large',
+        `The session has more than ${EXPORT_MAX_MESSAGES} messages; read it page by page with GET /v1/sessions/:id`,
+      );
+    const userId = turns[0]?.userId;
+    const body = sessionExportLines({
+      sessionId,
+      messages,
+      turns,
+      ...(userId === undefined ? {} : { userId }),
+    });
+    return c.body(body, 200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'content-disposition': `attachment; filename="${sessionId}.jsonl"`,
+    });
   });
 }

@@ -179,6 +179,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/approvals/{approvalId}',
+      '/v1/sessions/{id}/export',
       '/v1/sessions/{id}/turns/{turnId}/cancel',
       '/v1/sessions/{id}/turns/{turnId}/events',
     ]);
