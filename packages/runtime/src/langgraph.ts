@@ -23,6 +23,19 @@ export {
   type SwitchboardCheckpointSaverOptions,
 } from './langgraph/checkpoint-saver.js';
 export {
+  type HostedLangGraph,
+  type LangGraphAgentOptions,
+  langGraphAgent,
+} from './langgraph/langgraph-agent.js';
+export {
+  defaultInterruptKind,
+  type LangGraphApprovalAnswer,
+  type LangGraphInterrupt,
+  type LangGraphInterruptKind,
+  MAX_INTERRUPT_ACTION_CHARS,
+  MAX_INTERRUPT_MESSAGE_CHARS,
+} from './langgraph/langgraph-interrupts.js';
+export {
   type MemoryCheckpointBackendOptions,
   memoryCheckpointBackend,
 } from './langgraph/memory-checkpoint-backend.js';

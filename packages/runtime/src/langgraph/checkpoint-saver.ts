@@ -41,6 +41,7 @@ export interface SwitchboardCheckpointSaverOptions {
 }
 
 const utf8 = new TextDecoder();
+const MARKER = Symbol.for('switchboard.checkpointSaver');
 
 /**
  * A LangGraph checkpointer (`BaseCheckpointSaver`) over Switchboard's
@@ -66,6 +67,7 @@ export class SwitchboardCheckpointSaver extends BaseCheckpointSaver {
   readonly #maxCheckpoints: number;
   readonly #maxCheckpointBytes: number;
   readonly #maxWriteBytes: number;
+  readonly [MARKER] = true;
 
   constructor({
     backend,
@@ -82,6 +84,11 @@ export class SwitchboardCheckpointSaver extends BaseCheckpointSaver {
     this.#maxCheckpoints = maxCheckpoints;
     this.#maxCheckpointBytes = maxCheckpointBytes;
     this.#maxWriteBytes = maxWriteBytes;
+  }
+
+  /** True for a {@link SwitchboardCheckpointSaver} from any copy of the package: its threads are tenant-scoped. */
+  static isInstance(value: unknown): value is SwitchboardCheckpointSaver {
+    return typeof value === 'object' && value !== null && (value as { [MARKER]?: unknown })[MARKER] === true;
   }
 
   async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {

@@ -1,0 +1,175 @@
+import { historyProblems } from '@switchboard/runtime/testing';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/app.js';
+import type { TurnEvent } from '../../src/engine/events.js';
+import type { TurnResult } from '../../src/engine/turn-engine.js';
+import {
+  langGraphAgent,
+  memoryCheckpointBackend,
+  redisCheckpointBackend,
+  SwitchboardCheckpointSaver,
+} from '../../src/langgraph.js';
+import { createRedisStores } from '../../src/redis.js';
+import { createApp, postJson, readEventStream } from '../support/app-fixtures.js';
+import { REDIS_URL, useRedis } from '../support/redis.js';
+import { PLAN_TEXT, questionGraph, refundGraph } from './refund-graph.js';
+
+const redis = useRedis();
+const apps: App[] = [];
+const clients: Redis[] = [];
+afterEach(async () => {
+  await Promise.all(apps.splice(0).map((app) => app.close()));
+});
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.quit()));
+});
+
+type Answer = { status: number; body: TurnResult & { error?: { code: string } } };
+
+function client(app: App) {
+  const answer = async (response: Response | Promise<Response>): Promise<Answer> => {
+    const received = await response;
+    return { status: received.status, body: (await received.json()) as Answer['body'] };
+  };
+  return {
+    chat: (body: object) => answer(app.request('/v1/chat', postJson(body))),
+    resolve: (sessionId: string, approvalId: string, body: object) =>
+      answer(app.request(`/v1/sessions/${sessionId}/approvals/${approvalId}`, postJson(body))),
+    session: async (sessionId: string) =>
+      (await (await app.request(`/v1/sessions/${sessionId}`)).json()) as {
+        messages: Parameters<typeof historyProblems>[0];
+        turns: Parameters<typeof historyProblems>[1];
+      },
+    stream: async (path: string, body: object) =>
+      (await readEventStream(await app.request(path, postJson({ ...body, stream: true })))).map(
+        (event) => event.data,
+      ),
+  };
+}
+
+const deltasOf = (events: readonly TurnEvent[]) =>
+  events.flatMap((event) => (event.type === 'agent-delta' ? [event.delta] : []));
+
+/** One replica: an app whose refunds agent hosts the refund graph, checkpointed on `backend`. */
+function replica(label: string, runs: string[], stores: object, saver: SwitchboardCheckpointSaver) {
+  const refunds = langGraphAgent({
+    name: 'refunds',
+    description: 'Refunds an order, with a person approving large refunds',
+    graph: refundGraph(saver, runs, label),
+  });
+  const greeter = langGraphAgent({
+    name: 'greeter',
+    description: 'Greets by name',
+    graph: questionGraph(saver),
+  });
+  const { app } = createApp({ agents: [refunds, greeter], ...stores });
+  apps.push(app);
+  return client(app);
+}
+
+describe('langGraphAgent', () => {
+  it('pauses on interrupt() on one replica, is approved through the other, and answers from the shared checkpoint', async () => {
+    const keyPrefix = redis.prefix();
+    const runs: string[] = [];
+    const onRedis = (label: string) => {
+      const connection = new Redis(REDIS_URL, { lazyConnect: true });
+      clients.push(connection);
+      const saver = new SwitchboardCheckpointSaver({
+        backend: redisCheckpointBackend(connection, { keyPrefix }),
+      });
+      return replica(label, runs, createRedisStores(REDIS_URL, { keyPrefix }), saver);
+    };
+    const a = onRedis('A');
+    const b = onRedis('B');
+
+    const paused = await a.chat({ message: 'refunds: refund order 42', sessionId: 'lg-across' });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({
+      status: 'awaiting_approval',
+      approvals: [
+        {
+          agent: 'refunds',
+          tool: 'refund',
+          message: 'Refund 120 EUR for order 42?',
+          risk: 'high',
+          reason: 'over the 100 EUR threshold',
+          status: 'pending',
+        },
+      ],
+    });
+    expect(runs).toEqual(['A:plan', 'A:review']);
+
+    const events = await b.stream(`/v1/sessions/lg-across/approvals/${paused.body.approvals![0]!.id}`, {
+      decision: 'approve',
+    });
+    const end = events.at(-1)!;
+    expect(end).toMatchObject({ type: 'turn-end', status: 'completed' });
+    // B resumed the review node from A's checkpoint: the plan did not run again.
+    expect(runs).toEqual(['A:plan', 'A:review', 'B:review']);
+    const reply = `${PLAN_TEXT}\n\nRefunded 120 EUR.`;
+    expect(deltasOf(events).join('')).toBe(reply);
+    expect(events.find((event) => event.type === 'message')).toMatchObject({ content: reply });
+    const stored = await a.session('lg-across');
+    expect(stored.messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'refunds: refund order 42'],
+      ['tool', reply],
+      ['assistant', reply],
+    ]);
+    expect(historyProblems(stored.messages, stored.turns)).toEqual([]);
+  });
+
+  it('streams the graph model tokens as agent-delta events that add up to the reply', async () => {
+    const runs: string[] = [];
+    const saver = new SwitchboardCheckpointSaver({ backend: memoryCheckpointBackend() });
+    const app = replica('M', runs, {}, saver);
+    const events = await app.stream('/v1/chat', {
+      message: 'refunds: refund order 42',
+      sessionId: 'lg-deltas',
+    });
+    const deltas = deltasOf(events);
+    // The fake model streams one character at a time.
+    expect(deltas.length).toBeGreaterThan(10);
+    expect(deltas.join('')).toBe(PLAN_TEXT);
+    const types = events.map((event) => event.type);
+    expect(types.indexOf('agent-delta')).toBeGreaterThan(types.indexOf('agent-start'));
+    expect(types.at(-2)).toBe('approval-request');
+  });
+
+  it('a rejection reaches the node as { approved: false, comment }', async () => {
+    const saver = new SwitchboardCheckpointSaver({ backend: memoryCheckpointBackend() });
+    const app = replica('M', [], {}, saver);
+    const paused = await app.chat({ message: 'refunds: refund order 42', sessionId: 'lg-reject' });
+    const rejected = await app.resolve('lg-reject', paused.body.approvals![0]!.id, {
+      decision: 'reject',
+      comment: 'not eligible',
+    });
+    expect(rejected.body).toMatchObject({
+      status: 'completed',
+      reply: `${PLAN_TEXT}\n\nNo refund (not eligible).`,
+    });
+  });
+
+  it('an interrupt with a question asks the user, and the next message answers it', async () => {
+    const saver = new SwitchboardCheckpointSaver({ backend: memoryCheckpointBackend() });
+    const app = replica('M', [], {}, saver);
+    const asked = await app.chat({ message: 'greeter: hi', sessionId: 'lg-question' });
+    expect(asked.body).toMatchObject({ status: 'completed', reply: 'What is your name?' });
+    const answered = await app.chat({ message: 'greeter: Ada', sessionId: 'lg-question' });
+    expect(answered.body).toMatchObject({ status: 'completed', reply: 'Hello, Ada!' });
+    const again = await app.chat({ message: 'greeter: hello again', sessionId: 'lg-question' });
+    expect(again.body.reply).toBe('What is your name?');
+  });
+
+  it('refuses a graph compiled without a checkpointer, at construction', async () => {
+    const { StateGraph, MessagesAnnotation, START, END } = await import('@langchain/langgraph');
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('noop', () => ({}))
+      .addEdge(START, 'noop')
+      .addEdge('noop', END)
+      .compile();
+    expect(() => langGraphAgent({ name: 'bare', description: 'No checkpointer', graph })).toThrow(
+      /compile the graph with a checkpointer/,
+    );
+  });
+});
