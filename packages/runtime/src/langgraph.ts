@@ -33,6 +33,7 @@ export {
   type LangGraphInterrupt,
   type LangGraphInterruptKind,
   MAX_INTERRUPT_ACTION_CHARS,
+  MAX_INTERRUPT_INPUT_CHARS,
   MAX_INTERRUPT_MESSAGE_CHARS,
 } from './langgraph/langgraph-interrupts.js';
 export {

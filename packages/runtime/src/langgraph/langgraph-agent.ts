@@ -58,7 +58,7 @@ function textOf(message: unknown): string {
  * Hosts a compiled LangGraph.js graph as a Switchboard agent. Each call runs
  * the graph on the thread of the session (thread id = session id; with a
  * {@link SwitchboardCheckpointSaver} threads are also scoped by tenant, with
- * another checkpointer the thread id is `tenant:session`), the call's
+ * another checkpointer the thread id is `tenant:session`, the tenant URI-encoded), the call's
  * message as a human message. The AI messages the run produces are streamed
  * as `agent-delta` events and, joined by blank lines, are the reply.
  *
@@ -71,6 +71,9 @@ function textOf(message: unknown): string {
  * - an input request (`{ question }`): the reply is the question, and the
  *   next message this agent gets in the session resumes the graph as
  *   `interrupt()`'s return value.
+ *
+ * A new message for a thread paused on an approval (the approval was
+ * withdrawn) starts a new run: LangGraph drops the pending interrupt.
  *
  * @example
  * ```ts
@@ -101,7 +104,8 @@ export function langGraphAgent({
 
   const configOf = ({ request, signal }: AgentContext) => {
     const { sessionId, tenantId } = request;
-    const threadId = tenantScoped || tenantId === undefined ? sessionId : `${tenantId}:${sessionId}`;
+    const threadId =
+      tenantScoped || tenantId === undefined ? sessionId : `${encodeURIComponent(tenantId)}:${sessionId}`;
     return {
       configurable: { thread_id: threadId },
       signal,

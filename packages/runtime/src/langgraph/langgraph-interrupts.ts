@@ -30,6 +30,8 @@ export interface LangGraphApprovalAnswer {
 export const MAX_INTERRUPT_ACTION_CHARS = 200;
 /** See {@link MAX_INTERRUPT_ACTION_CHARS}. */
 export const MAX_INTERRUPT_MESSAGE_CHARS = 4_000;
+/** An interrupt's value is kept as the approval's structured `input` up to this size as JSON (else left out). */
+export const MAX_INTERRUPT_INPUT_CHARS = 16_000;
 
 const RISKS: readonly ApprovalRisk[] = ['low', 'medium', 'high', 'critical'];
 
@@ -63,7 +65,14 @@ export function approvalRequestOf({ id, value }: LangGraphInterrupt, index: numb
     ),
     message: cut(String(message), MAX_INTERRUPT_MESSAGE_CHARS),
   };
-  if (typeof value === 'object' && value !== null) request.input = value;
+  // The structured value is shown to the person when it is small; the message always is.
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    JSON.stringify(value).length <= MAX_INTERRUPT_INPUT_CHARS
+  ) {
+    request.input = value;
+  }
   const risk = field(value, 'risk');
   if (RISKS.includes(risk as ApprovalRisk)) request.risk = risk as ApprovalRisk;
   const reason = field(value, 'reason');

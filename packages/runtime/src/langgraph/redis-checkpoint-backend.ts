@@ -47,11 +47,12 @@ local blobs = tonumber(ARGV[6])
 for i = 0, blobs - 1 do
   redis.call('HSET', KEYS[4], ARGV[7 + 2 * i], ARGV[8 + 2 * i])
 end
-local previous = redis.call('HGET', KEYS[3], id)
-if previous then release(cjson.decode(previous).r) end
 for _, field in ipairs(cjson.decode(ARGV[3]).r) do
   if redis.call('HEXISTS', KEYS[4], field) == 1 then redis.call('HINCRBY', KEYS[5], field, 1) end
 end
+-- The same id stored again: its old references go after the new ones are counted, so shared blobs stay.
+local previous = redis.call('HGET', KEYS[3], id)
+if previous then release(cjson.decode(previous).r) end
 redis.call('HSET', KEYS[3], id, ARGV[3])
 redis.call('ZADD', KEYS[2], 0, id)
 local added = redis.call('SADD', KEYS[1], ARGV[1])
@@ -217,7 +218,16 @@ export function redisCheckpointBackend(
       return client.smembers(keys(thread, '').namespaces);
     },
     async threads(tenant) {
-      return client.smembers(threadIndex(tenant));
+      // The index outlives threads that expired: drop those as they are found.
+      const index = threadIndex(tenant);
+      const listed = await client.smembers(index);
+      if (listed.length === 0) return [];
+      const alive = await Promise.all(
+        listed.map((threadId) => client.exists(keys({ tenant, threadId }, '').namespaces)),
+      );
+      const gone = listed.filter((_, position) => alive[position] === 0);
+      if (gone.length > 0) await client.srem(index, ...gone);
+      return listed.filter((_, position) => alive[position] === 1);
     },
     async deleteThread(thread) {
       const namespaces = await client.smembers(keys(thread, '').namespaces);

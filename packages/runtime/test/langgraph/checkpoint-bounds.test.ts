@@ -97,6 +97,16 @@ describe.each(backends)('SwitchboardCheckpointSaver on %s', (_name, backend) => 
     ]);
   });
 
+  it('stores a checkpoint put twice under the same id once, its values intact', async () => {
+    const saver = new SwitchboardCheckpointSaver({ backend: backend() });
+    const checkpoint = { ...emptyCheckpoint(), id: uuid6(1), channel_values: { notes: 'kept' } };
+    checkpoint.channel_versions = { notes: 1 };
+    await as('acme', () => saver.put(config, checkpoint, metadata, { notes: 1 }));
+    await as('acme', () => saver.put(config, checkpoint, metadata, {}));
+    const listed = await as('acme', () => collect(saver.list(config)));
+    expect(listed.map((tuple) => tuple.checkpoint.channel_values)).toEqual([{ notes: 'kept' }]);
+  });
+
   it('refuses a checkpoint or writes over the byte limits and stores nothing', async () => {
     const saver = new SwitchboardCheckpointSaver({
       backend: backend(),
@@ -116,5 +126,44 @@ describe.each(backends)('SwitchboardCheckpointSaver on %s', (_name, backend) => 
       as('acme', () => saver.putWrites(stored, [['text', 'y'.repeat(1_000)]], 'task-1')),
     ).rejects.toThrow(/exceed the limit of 500 bytes/);
     expect((await as('acme', () => saver.getTuple(stored)))?.pendingWrites).toEqual([]);
+  });
+});
+
+describe('SwitchboardCheckpointSaver on Redis, bounded', () => {
+  it('keeps only the values the kept checkpoints refer to, and its keys expire', async () => {
+    const keyPrefix = redis.prefix();
+    const saver = new SwitchboardCheckpointSaver({
+      backend: redisCheckpointBackend(connection, { keyPrefix, ttlSeconds: 3_600 }),
+      maxCheckpoints: 2,
+    });
+    let parent: RunnableConfig = config;
+    for (let step = 0; step < 20; step += 1) {
+      const checkpoint = {
+        ...emptyCheckpoint(),
+        id: uuid6(step),
+        channel_values: { count: step, fixed: 'same' },
+      };
+      checkpoint.channel_versions = { count: step + 1, fixed: 1 };
+      parent = await as('acme', () =>
+        saver.put(
+          parent,
+          checkpoint,
+          { ...metadata, step },
+          step === 0 ? { count: 1, fixed: 1 } : { count: step + 1 },
+        ),
+      );
+      await as('acme', () => saver.putWrites(parent, [['count', step + 1]], `task-${step}`));
+    }
+    const keys = await redis.keys(keyPrefix);
+    const blobs = keys.find((key) => key.includes(':blobs:'))!;
+    // Two kept checkpoints: their two counts and the one unchanged value.
+    expect(await redis.admin.hlen(blobs)).toBe(3);
+    const writes = keys.find((key) => key.includes(':w:'))!;
+    expect(await redis.admin.hlen(writes)).toBe(2);
+    for (const key of keys.filter((each) => !each.includes('lg-threads'))) {
+      const ttl = await redis.admin.ttl(key);
+      expect(ttl, key).toBeGreaterThan(3_500);
+      expect(ttl, key).toBeLessThanOrEqual(3_600);
+    }
   });
 });
