@@ -21,7 +21,10 @@ export interface HostedLangGraph {
   // biome-ignore lint/suspicious/noExplicitAny: LangGraph's own input and option types are generic per graph.
   stream(input: any, options?: any): Promise<AsyncIterable<unknown>>;
   // biome-ignore lint/suspicious/noExplicitAny: as above.
-  getState(config: any): Promise<{ tasks: readonly { interrupts?: readonly LangGraphInterrupt[] }[] }>;
+  getState(config: any): Promise<{
+    values?: unknown;
+    tasks: readonly { interrupts?: readonly LangGraphInterrupt[] }[];
+  }>;
   /** Set by `compile({ checkpointer })`. */
   checkpointer?: unknown;
 }
@@ -47,6 +50,18 @@ export interface LangGraphAgentOptions {
 /** What a paused call keeps with the turn: the text already streamed, so that the reply stays whole. */
 interface PausedRun {
   text: string;
+}
+
+/** The text of the AI messages after the last human message of a state's `messages`, joined as streamed. */
+function replyOf(values: unknown): string {
+  const messages = (values as { messages?: unknown } | undefined)?.messages;
+  if (!Array.isArray(messages)) return '';
+  const lastHuman = messages.findLastIndex((message) => HumanMessage.isInstance(message));
+  return messages
+    .slice(lastHuman + 1)
+    .map(textOf)
+    .filter((text) => text !== '')
+    .join('\n\n');
 }
 
 function textOf(message: unknown): string {
@@ -156,7 +171,14 @@ export function langGraphAgent({
         if (raised) interrupts.push(...raised);
       }
     }
-    if (interrupts.length === 0) return;
+    if (interrupts.length === 0) {
+      if (context.resume && lastMessageId === undefined) {
+        // Run again after a crash (at least once): the thread had finished, so nothing ran; answer from its state.
+        const whole = replyOf((await graph.getState(config)).values);
+        if (whole.startsWith(text) && whole.length > text.length) yield whole.slice(text.length);
+      }
+      return;
+    }
     const approvals = interrupts.filter(({ value }) => interruptKind(value) === 'approval');
     if (approvals.length > 0) {
       const paused: PausedRun = { text };

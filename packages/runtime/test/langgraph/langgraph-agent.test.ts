@@ -1,6 +1,9 @@
+import { RequestContext } from '@switchboard/core';
 import { historyProblems } from '@switchboard/runtime/testing';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { AgentContext } from '../../src/agents/agent-contract.js';
+import { AgentPause, type AgentResume } from '../../src/agents/agent-pause.js';
 import type { App } from '../../src/app.js';
 import type { TurnEvent } from '../../src/engine/events.js';
 import type { TurnResult } from '../../src/engine/turn-engine.js';
@@ -159,6 +162,43 @@ describe('langGraphAgent', () => {
     expect(answered.body).toMatchObject({ status: 'completed', reply: 'Hello, Ada!' });
     const again = await app.chat({ message: 'greeter: hello again', sessionId: 'lg-question' });
     expect(again.body.reply).toBe('What is your name?');
+  });
+
+  it('run again with the same decision after a crash, it answers the same without running the node again', async () => {
+    const runs: string[] = [];
+    const saver = new SwitchboardCheckpointSaver({ backend: memoryCheckpointBackend() });
+    const agent = langGraphAgent({
+      name: 'refunds',
+      description: 'Refunds',
+      graph: refundGraph(saver, runs, 'M'),
+    });
+    const request = new RequestContext({
+      sessionId: 'lg-crash',
+      requestId: 'req-1',
+      signal: new AbortController().signal,
+      memory: () => {
+        throw new Error('no memory in this test');
+      },
+    });
+    const call = (resume?: AgentResume) =>
+      RequestContext.run(request, async () => {
+        const context = { signal: request.signal, request, idempotencyKey: 'key', resume } as AgentContext;
+        let text = '';
+        for await (const delta of (await agent.run('refund order 42', context)) as AsyncIterable<string>)
+          text += delta;
+        return text;
+      });
+    const pause = await call().catch((error: unknown) => error);
+    expect(AgentPause.isInstance(pause)).toBe(true);
+    const { requests, state } = pause as AgentPause;
+    const resume = {
+      state,
+      decisions: [{ id: requests[0]!.id, approved: true, status: 'approved' as const }],
+    };
+    const reply = `${PLAN_TEXT}\n\nRefunded 120 EUR.`;
+    expect(await call(resume)).toBe(reply);
+    expect(await call(resume)).toBe(reply);
+    expect(runs).toEqual(['M:plan', 'M:review', 'M:review']);
   });
 
   it('refuses a graph compiled without a checkpointer, at construction', async () => {
