@@ -47,6 +47,9 @@ export interface LangGraphAgentOptions {
   recursionLimit?: number;
 }
 
+/** Kept on the stored reply that asked the user for input: the next call reads the thread for the question. */
+const ASKED = 'langgraphAskedInput';
+
 /** What a paused call keeps with the turn: the text already streamed, so that the reply stays whole. */
 interface PausedRun {
   text: string;
@@ -129,8 +132,20 @@ export function langGraphAgent({
     };
   };
 
+  /** True when this agent's latest reply in the conversation asked the user for input. */
+  const askedLastTime = ({ conversation }: AgentContext): boolean => {
+    const { messages } = conversation;
+    for (let index = messages.length - 1; index >= 0; index -= 1) {
+      const message = messages[index]!;
+      if (message.role === 'tool' && message.name === meta.name) return message.metadata?.[ASKED] === true;
+    }
+    return false;
+  };
+
   /** A fresh call: the answer to a pending input request, or a new input. */
   const startOf = async (message: string, context: AgentContext, config: object): Promise<unknown> => {
+    // Only a call after a question reads the thread first: other calls cost no extra checkpoint read.
+    if (!askedLastTime(context)) return input(message, context);
     const { tasks } = await graph.getState(config);
     const asked = tasks
       .flatMap((task) => task.interrupts ?? [])
@@ -141,7 +156,10 @@ export function langGraphAgent({
     return input(message, context);
   };
 
-  async function* run(message: string, context: AgentContext): AsyncGenerator<string, void> {
+  async function* run(
+    message: string,
+    context: AgentContext,
+  ): AsyncGenerator<string, { metadata: Record<string, unknown> } | undefined> {
     const config = configOf(context);
     let text = '';
     let start: unknown;
@@ -177,7 +195,7 @@ export function langGraphAgent({
         const whole = replyOf((await graph.getState(config)).values);
         if (whole.startsWith(text) && whole.length > text.length) yield whole.slice(text.length);
       }
-      return;
+      return undefined;
     }
     const approvals = interrupts.filter(({ value }) => interruptKind(value) === 'approval');
     if (approvals.length > 0) {
@@ -185,6 +203,7 @@ export function langGraphAgent({
       throw new AgentPause({ requests: approvals.map(approvalRequestOf), state: paused });
     }
     yield (text === '' ? '' : '\n\n') + questionsOf(interrupts);
+    return { metadata: { [ASKED]: true } };
   }
 
   return defineAgent({ ...meta, run });

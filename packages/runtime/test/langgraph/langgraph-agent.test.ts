@@ -153,15 +153,29 @@ describe('langGraphAgent', () => {
     });
   });
 
-  it('an interrupt with a question asks the user, and the next message answers it', async () => {
-    const saver = new SwitchboardCheckpointSaver({ backend: memoryCheckpointBackend() });
+  it('an interrupt with a question asks the user, and the next message answers it; only then is the thread read first', async () => {
+    const backend = memoryCheckpointBackend();
+    let loads = 0;
+    const saver = new SwitchboardCheckpointSaver({
+      backend: {
+        ...backend,
+        load(...args) {
+          loads += 1;
+          return backend.load(...args);
+        },
+      },
+    });
     const app = replica('M', [], {}, saver);
     const asked = await app.chat({ message: 'greeter: hi', sessionId: 'lg-question' });
     expect(asked.body).toMatchObject({ status: 'completed', reply: 'What is your name?' });
+    // LangGraph's own read of the thread at the start of the run: no extra one for a fresh call.
+    expect(loads).toBe(1);
     const answered = await app.chat({ message: 'greeter: Ada', sessionId: 'lg-question' });
     expect(answered.body).toMatchObject({ status: 'completed', reply: 'Hello, Ada!' });
+    expect(loads).toBe(3);
     const again = await app.chat({ message: 'greeter: hello again', sessionId: 'lg-question' });
     expect(again.body.reply).toBe('What is your name?');
+    expect(loads).toBe(4);
   });
 
   it('run again with the same decision after a crash, it answers the same without running the node again', async () => {
@@ -182,7 +196,14 @@ describe('langGraphAgent', () => {
     });
     const call = (resume?: AgentResume) =>
       RequestContext.run(request, async () => {
-        const context = { signal: request.signal, request, idempotencyKey: 'key', resume } as AgentContext;
+        const conversation = { messages: [] } as unknown as AgentContext['conversation'];
+        const context = {
+          signal: request.signal,
+          request,
+          conversation,
+          idempotencyKey: 'key',
+          resume,
+        } as AgentContext;
         let text = '';
         for await (const delta of (await agent.run('refund order 42', context)) as AsyncIterable<string>)
           text += delta;
