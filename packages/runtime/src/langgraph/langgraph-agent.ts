@@ -85,7 +85,9 @@ function textOf(message: unknown): string {
  *   approval per interrupt (`value` a string, or `{ action, message, risk,
  *   reason }`); once decided, on whichever replica, the graph resumes with
  *   `new Command({ resume })` and `interrupt()` returns a
- *   {@link LangGraphApprovalAnswer} (`{ approved, status, comment? }`);
+ *   {@link LangGraphApprovalAnswer} (`{ approved, status, comment? }`). The
+ *   resumed call streams the text of before the pause again first, so that
+ *   its reply is whole;
  * - an input request (`{ question }`): the reply is the question, and the
  *   next message this agent gets in the session resumes the graph as
  *   `interrupt()`'s return value.
