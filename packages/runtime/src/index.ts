@@ -94,6 +94,7 @@ export * from './guardrails/index.js';
 export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
 export { METER_NAME } from './metrics/engine-metrics.js';
 export type { MetricsOptions, OtlpMetricsOptions } from './metrics/prometheus-metrics.js';
+export * from './retrieval/index.js';
 export type { RateLimitOptions } from './server/access.js';
 export {
   type ApiKeyOwner,
