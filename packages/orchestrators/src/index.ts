@@ -31,6 +31,13 @@ export {
   type MetaRouterOptions,
   type MetaRouterPattern,
 } from './meta-router.js';
+export { type PerceptionAgentOptions, PerceptionBlockedError, perceptionAgent } from './perception-agent.js';
+export {
+  MAX_SUB_GOALS,
+  type PerceptionSnapshot,
+  PerceptionSnapshotSchema,
+  perceptionOf,
+} from './perception-schema.js';
 export {
   PlanExecuteOrchestrator,
   type PlanExecuteOrchestratorOptions,
