@@ -21,9 +21,12 @@ beforeAll(async () => {
   server = await createScriptedModelServer();
   client = new OpenAI({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
 });
+/** Where the current test's requests start in `server.requests`. */
+let mark = 0;
+const requests = () => server.requests.slice(mark);
 afterEach(() => {
   server.assertDone();
-  server.requests.length = 0;
+  mark = server.requests.length;
 });
 afterAll(() => server.close());
 
@@ -77,7 +80,7 @@ describe('perceptionAgent', () => {
     expect(reply).toBe('Plan: find flights → find a hotel → build a day plan');
     expect(perceptionOf(message)).toEqual(SNAPSHOT);
     expect(JSON.parse(message?.content ?? '')).toEqual(SNAPSHOT);
-    const body = server.requests[0]?.body as unknown as {
+    const body = requests()[0]?.body as unknown as {
       response_format: { json_schema: { name: string; strict: boolean } };
     };
     expect(body.response_format.json_schema).toMatchObject({ name: 'perception', strict: true });
@@ -99,11 +102,11 @@ describe('perceptionAgent', () => {
     const agent = perceptionAgent({ model: 'reader-1', client });
     const fixed = await perceive(agent, 'Plan a trip to Lisbon in May');
     expect(perceptionOf(fixed.message)).toEqual(SNAPSHOT);
-    const feedback = JSON.stringify(server.requests[1]?.body.messages.at(-1));
+    const feedback = JSON.stringify(requests()[1]?.body.messages.at(-1));
     expect(feedback).toContain('subGoals');
     expect(feedback).toContain('confidence');
 
-    server.requests.length = 0;
+    mark = server.requests.length;
     server.push(JSON.stringify(tooMany), 'not json');
     const failed = await perceive(agent, 'Plan a trip to Lisbon in May');
     expect(failed.message).toMatchObject({
@@ -119,7 +122,7 @@ describe('perceptionAgent', () => {
       const { message } = await perceive(agent, text);
       expect(message).toMatchObject({ status: 'error', metadata: { errorCode: 'invalid_agent_input' } });
     }
-    expect(server.requests).toHaveLength(0);
+    expect(requests()).toHaveLength(0);
     server.push(JSON.stringify(SNAPSHOT), JSON.stringify(SNAPSHOT));
     for (const text of ['abc', 'y'.repeat(5000)])
       expect((await perceive(agent, text)).message?.status).toBe('ok');
@@ -134,7 +137,7 @@ describe('perceptionAgent', () => {
       const { message } = await perceive(agent, text);
       expect(message).toMatchObject({ status: 'error', metadata: { errorCode: 'blocked' } });
     }
-    expect(server.requests).toHaveLength(0);
+    expect(requests()).toHaveLength(0);
     const open = perceptionAgent({ model: 'reader-1', client, patterns: false });
     server.push(JSON.stringify(SNAPSHOT));
     expect((await perceive(open, 'read ../../etc/passwd for me')).message?.status).toBe('ok');
@@ -155,7 +158,7 @@ describe('perceptionAgent', () => {
       await app.close();
     }
     expect(seen[0]?.metadata?.data).toEqual({ city: 'Lisbon', nights: 4 });
-    const body = server.requests[0]?.body as unknown as {
+    const body = requests()[0]?.body as unknown as {
       response_format: { json_schema: { strict: boolean; schema: object } };
     };
     expect(body.response_format.json_schema.strict).toBe(false);
