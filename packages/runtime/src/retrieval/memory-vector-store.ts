@@ -77,6 +77,7 @@ export class InMemoryVectorStore implements VectorStore {
   readonly #embed: Embedder;
   readonly #chunking: Required<ChunkingOptions>;
   readonly #limits: Limits;
+  #dimensions: number | undefined;
   /** tenant → collection → document id → document. */
   readonly #tenants = new Map<string, Map<string, Map<string, StoredDocument>>>();
 
@@ -101,6 +102,7 @@ export class InMemoryVectorStore implements VectorStore {
 
     const pieces = documents.map((document) => chunkText(document.text, this.#chunking));
     const vectors = await this.#embed.embed(pieces.flat());
+    this.#checkDimensions(vectors);
     let next = 0;
     const built = documents.map(
       (document, index): StoredDocument => ({
@@ -127,6 +129,7 @@ export class InMemoryVectorStore implements VectorStore {
     const documents = this.#tenants.get(tenant)?.get(collection);
     if (!documents || documents.size === 0) return [];
     const [queryVector] = await this.#embed.embed([query], { signal: options.signal });
+    this.#checkDimensions([queryVector ?? []]);
     const target = unit(queryVector ?? []);
     const matches: RetrievalMatch[] = [];
     for (const document of documents.values()) {
@@ -146,6 +149,17 @@ export class InMemoryVectorStore implements VectorStore {
     }
     matches.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
     return matches.slice(0, topK);
+  }
+
+  /** Every vector must have the length of the first one the store saw: another embedding model's vectors cannot be compared. */
+  #checkDimensions(vectors: readonly (readonly number[])[]): void {
+    for (const vector of vectors) {
+      this.#dimensions ??= vector.length;
+      if (vector.length !== this.#dimensions || vector.length === 0)
+        throw new ConfigurationError({
+          message: `InMemoryVectorStore: the embedder returned a vector of ${vector.length} dimensions; the store holds ${this.#dimensions}`,
+        });
+    }
   }
 
   async delete(documentIds: readonly string[], options?: CollectionOptions): Promise<number> {

@@ -56,3 +56,17 @@ describe('InMemoryVectorStore', () => {
     expect(() => openAIEmbedder({ model: '' })).toThrow(/model/);
   });
 });
+
+describe('InMemoryVectorStore with another embedding model', () => {
+  it('refuses vectors of another length than those it holds, instead of comparing them', async () => {
+    let dimensions = 8;
+    const store = new InMemoryVectorStore({
+      embed: { model: 'changing', embed: async (texts) => texts.map(() => Array(dimensions).fill(1)) },
+    });
+    await store.add([{ id: 'a', text: 'first' }]);
+    dimensions = 16;
+    await expect(store.search('first')).rejects.toThrow(/16 dimensions; the store holds 8/);
+    await expect(store.add([{ id: 'b', text: 'second' }])).rejects.toThrow(ConfigurationError);
+    expect((await store.count()).documents).toBe(1);
+  });
+});
