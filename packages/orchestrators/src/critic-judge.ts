@@ -1,5 +1,5 @@
 import type { Conversation } from '@switchboard/core';
-import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
+import type { ChatClient, LlmClientOptions, RetrievalBundle } from '@switchboard/runtime';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
 import { askForDecision, type DecisionAnswer, jsonAnswerCheck } from './llm-structured-output.js';
@@ -28,6 +28,8 @@ export interface CriticReview {
   request: string;
   /** The turn's agent replies so far, oldest first (the context the answer was written from). */
   replies: readonly { agent: string; status: 'ok' | 'error'; content: string }[];
+  /** The retrieval bundles among those replies (from `retrievalAgent`s), oldest first: what the answer should rest on. */
+  retrieval?: readonly RetrievalBundle[];
   /** 0 for the turn's first answer, 1 for the answer written after one send-back, … */
   attempt: number;
   /** The decision's conversation, read-only, for a critic that needs more (earlier history, the session). */
@@ -38,13 +40,16 @@ export interface CriticReview {
  * A critic's verdict on one answer. `score` runs from 0 (unusable) to 1
  * (ready to send); `issues` say what is wrong; a non-empty `rewrite` goes to
  * the user instead of the answer; `escalate` makes the answer wait for a
- * person's approval.
+ * person's approval. `hallucinationRisk` (0 to 1) says how much of the
+ * answer its sources do not support; with `withCritic`'s `hallucination`
+ * check, an answer above its `maxRisk` does not pass.
  */
 export interface CriticVerdict {
   score: number;
   issues?: readonly string[];
   rewrite?: string;
   escalate?: boolean;
+  hallucinationRisk?: number;
 }
 
 /** The judge's default role and criteria. */
@@ -57,7 +62,8 @@ const RULES = `Answer with a JSON object:
 - score: from 0 (unusable) to 1 (ready to send), how good the answer is as it stands;
 - issues: what is wrong or missing, one short item each; empty when nothing is;
 - rewrite: a corrected answer the user should read instead, only when you can fix it from what is given; otherwise an empty string;
-- escalate: true only when a person must approve the answer before the user reads it (a risky, sensitive or irreversible matter); otherwise false.`;
+- escalate: true only when a person must approve the answer before the user reads it (a risky, sensitive or irreversible matter); otherwise false;
+- hallucinationRisk: from 0 (everything the answer states comes from the agents' replies) to 1 (it states things they do not say).`;
 
 const RESPONSE_FORMAT: ResponseFormatJSONSchema = {
   type: 'json_schema',
@@ -72,8 +78,12 @@ const RESPONSE_FORMAT: ResponseFormatJSONSchema = {
         issues: { type: 'array', items: { type: 'string' }, description: 'What is wrong or missing' },
         rewrite: { type: 'string', description: 'A corrected answer, or an empty string for none' },
         escalate: { type: 'boolean', description: 'A person must approve the answer first' },
+        hallucinationRisk: {
+          type: 'number',
+          description: "0 all supported by the agents' replies … 1 states things they do not say",
+        },
       },
-      required: ['score', 'issues', 'rewrite', 'escalate'],
+      required: ['score', 'issues', 'rewrite', 'escalate', 'hallucinationRisk'],
       additionalProperties: false,
     },
   },
@@ -88,6 +98,7 @@ export const CriticVerdictSchema = z.object({
   issues: z.array(z.string()).optional(),
   rewrite: z.string().optional(),
   escalate: z.boolean().optional(),
+  hallucinationRisk: z.number().min(0).max(1).optional(),
 });
 
 const checkVerdict = jsonAnswerCheck<CriticVerdict>(CriticVerdictSchema);

@@ -7,7 +7,7 @@ import {
   type ToolMessage,
   turnMessages,
 } from '@switchboard/core';
-import { clientResolver } from '@switchboard/runtime';
+import { clientResolver, type RetrievalBundle, retrievalBundleOf } from '@switchboard/runtime';
 import {
   askCriticJudge,
   type CriticJudgeOptions,
@@ -83,10 +83,15 @@ export function reviewOf(conversation: Conversation, answer: string, attempt: nu
   for (const message of turnMessages(conversation)) if (message.role === 'tool') add(message);
   // The runtime always passes the latest replies in the messages too; a hand-built conversation may hold them only here.
   for (const result of latestToolResults(conversation)) add(result);
+  const retrieval = replies.flatMap((reply): RetrievalBundle[] => {
+    const bundle = reply.status === 'ok' ? retrievalBundleOf(reply) : undefined;
+    return bundle ? [bundle] : [];
+  });
   return {
     answer,
     request: currentUserMessage(conversation).content,
     replies: replies.map(({ name, status, content }) => ({ agent: name, status, content })),
+    ...(retrieval.length > 0 ? { retrieval } : {}),
     attempt,
     conversation,
   };

@@ -8,6 +8,8 @@ export type CriticVerdictKind = 'pass' | 'retry' | 'rewrite' | 'escalate' | 'bou
 /** The settings of {@link withCritic} that turn a critic's verdict into an outcome. */
 export interface VerdictPolicy {
   readonly threshold: number;
+  /** Set by the hallucination check: an answer whose risk exceeds it does not pass. */
+  readonly maxHallucinationRisk?: number;
   readonly escalateAtBound: boolean;
   readonly onError: 'pass' | 'escalate';
 }
@@ -18,6 +20,7 @@ export interface Review {
   attempt: number;
   score?: number;
   issues: string[];
+  hallucinationRisk?: number;
   rewrite?: string;
   /** Why the critic gave no verdict, or why the send-back could not go on. */
   failed?: string;
@@ -36,13 +39,16 @@ export function judgeReview(
     const verdict = policy.onError === 'escalate' ? 'escalate' : 'pass';
     return { verdict, attempt, issues: [], failed: outcome.problem };
   }
-  const { score, issues = [], rewrite, escalate } = outcome.verdict;
+  const { score, issues = [], rewrite, escalate, hallucinationRisk } = outcome.verdict;
   const review: Review = { verdict: 'pass', attempt, score, issues: [...issues] };
+  if (hallucinationRisk !== undefined) review.hallucinationRisk = hallucinationRisk;
+  const grounded =
+    policy.maxHallucinationRisk === undefined || (hallucinationRisk ?? 0) <= policy.maxHallucinationRisk;
   const rewritten = rewrite?.trim();
   if (rewritten) review.rewrite = rewritten;
   if (escalate) review.verdict = 'escalate';
   else if (rewritten) review.verdict = 'rewrite';
-  else if (score >= policy.threshold) review.verdict = 'pass';
+  else if (score >= policy.threshold && grounded) review.verdict = 'pass';
   else if (mayRetry) review.verdict = 'retry';
   else {
     review.verdict = policy.escalateAtBound ? 'escalate' : 'bound';
@@ -87,6 +93,7 @@ export function reviewNote(
     issues: review.issues,
   };
   if (review.score !== undefined) note.score = review.score;
+  if (review.hallucinationRisk !== undefined) note.hallucinationRisk = review.hallucinationRisk;
   // The texts the user never reads are kept on the record.
   if (review.verdict === 'retry' || review.verdict === 'rewrite') note.answer = answer;
   if (review.bound) {

@@ -13,6 +13,12 @@ import {
   type ToolCall,
 } from '@switchboard/core';
 import { observe } from '@switchboard/runtime';
+import {
+  groundedOutcome,
+  type HallucinationCheckOptions,
+  type HallucinationPolicy,
+  hallucinationPolicyOf,
+} from './critic-grounding.js';
 import { type Critic, type Reviewer, reviewerOf, reviewOf } from './critic-review.js';
 import { betterAnswer, feedbackMessage, parseStoredReviews, type StoredReviews } from './critic-state.js';
 import { boundedReview, finalAnswer, judgeReview, type Review, reviewNote } from './critic-verdict.js';
@@ -31,6 +37,14 @@ export interface CriticOptions {
   escalateAtBound?: boolean;
   /** When the critic throws or gives no valid verdict: the answer passes (the default), or waits for a person. */
   onError?: 'pass' | 'escalate';
+  /**
+   * The hallucination check (off by default; `true` for the defaults): an
+   * answer whose `hallucinationRisk` exceeds `maxRisk` (default 0.5) does
+   * not pass, whatever its score. The risk is the critic's own, or, when the
+   * turn used retrieval bundles, the lexical overlap of the answer with them
+   * (`lexicalHallucinationRisk`), whichever is higher.
+   */
+  hallucination?: HallucinationCheckOptions | boolean;
 }
 
 /** What a decision knows of the turn's earlier reviews. */
@@ -59,6 +73,10 @@ export class CriticOrchestrator extends AbstractOrchestrator {
   readonly onError: 'pass' | 'escalate';
   /** Where a turn's review count and best answer live in its session memory. */
   readonly memoryKey: string;
+  /** The hallucination check's settings, when it is on. */
+  readonly hallucination: HallucinationPolicy | undefined;
+  /** The hallucination check's bound, as the verdict policy reads it. */
+  readonly maxHallucinationRisk: number | undefined;
   readonly #reviewer: { kind: 'function' | 'model'; review: Reviewer };
 
   constructor(
@@ -71,6 +89,7 @@ export class CriticOrchestrator extends AbstractOrchestrator {
       maxRetries = 1,
       escalateAtBound = false,
       onError = 'pass',
+      hallucination,
     }: CriticOptions = {},
   ) {
     super({ agents: checked(inner).agents, name, description: description ?? inner.description });
@@ -87,6 +106,8 @@ export class CriticOrchestrator extends AbstractOrchestrator {
     this.escalateAtBound = escalateAtBound;
     this.onError = onError;
     this.memoryKey = `critic:${this.name}`;
+    this.hallucination = hallucinationPolicyOf(owner, hallucination);
+    this.maxHallucinationRisk = this.hallucination?.maxRisk;
     this.#reviewer = reviewerOf(owner, critic);
   }
 
@@ -144,7 +165,8 @@ export class CriticOrchestrator extends AbstractOrchestrator {
     // The argument is only what the span records as its input.
     const run = observe(
       async (_input: { answer: string; request: string; attempt: number }) => {
-        const judged = judgeReview(this, await this.#reviewer.review(review), attempt, mayRetry);
+        const outcome = groundedOutcome(await this.#reviewer.review(review), review, this.hallucination);
+        const judged = judgeReview(this, outcome, attempt, mayRetry);
         const span = trace.getActiveSpan();
         if (span?.isRecording()) {
           span.setAttribute('switchboard.critic.kind', this.#reviewer.kind);
@@ -152,6 +174,8 @@ export class CriticOrchestrator extends AbstractOrchestrator {
           span.setAttribute('switchboard.critic.attempt', attempt);
           span.setAttribute('switchboard.critic.issues', judged.issues);
           if (judged.score !== undefined) span.setAttribute('switchboard.critic.score', judged.score);
+          if (judged.hallucinationRisk !== undefined)
+            span.setAttribute('switchboard.critic.hallucination_risk', judged.hallucinationRisk);
           if (judged.failed !== undefined) {
             span.setStatus({ code: SpanStatusCode.ERROR, message: judged.failed });
             span.setAttribute('langfuse.observation.level', 'ERROR');
@@ -227,7 +251,9 @@ function withoutStreaming(conversation: Conversation): Conversation {
  *    person's approval, with the issues as the approval's reason; approved, the
  *    user reads it; rejected, the app's `answerRejectedMessage`;
  * 2. a non-empty `rewrite`: the user reads the rewrite instead;
- * 3. `score >= threshold` (default 0.7): the answer goes out as it is;
+ * 3. `score >= threshold` (default 0.7), and with the `hallucination`
+ *    check a `hallucinationRisk` of at most its `maxRisk`: the answer goes
+ *    out as it is;
  * 4. below it, while the turn has send-backs left (`maxRetries`, default 1
  *    per turn): the orchestrator is asked again within the same decision,
  *    shown the answer and the issues (see below), and its new answer is
@@ -254,7 +280,7 @@ function withoutStreaming(conversation: Conversation): Conversation {
  * recorded. A cancelled turn is not a failure: it ends as cancelled.
  *
  * **Recorded**: every review is a `critic` note step of the decision, its
- * annotations `critic: { verdict, score, issues, attempt }` (`verdict` one of
+ * annotations `critic: { verdict, score, issues, attempt, hallucinationRisk? }` (`verdict` one of
  * `pass`, `retry`, `rewrite`, `escalate`, `bound`), with the reviewed `answer`
  * when the user did not read it, `bound` and `bestScore` at the bound, and
  * `failed` when the critic failed. Each review runs on its own span,

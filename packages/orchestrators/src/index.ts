@@ -9,6 +9,7 @@ export {
 } from './consensus-orchestrator.js';
 export { type ConsensusAnswer, normaliseAnswer, tallyVotes, type VoteTally } from './consensus-votes.js';
 export { type CriticOptions, CriticOrchestrator, withCritic } from './critic.js';
+export { type HallucinationCheckOptions, lexicalHallucinationRisk } from './critic-grounding.js';
 export type { CriticJudgeOptions, CriticReview, CriticVerdict } from './critic-judge.js';
 export type { Critic, CriticFunction } from './critic-review.js';
 export { type CriticFeedback, isCriticFeedback } from './critic-state.js';
@@ -31,6 +32,13 @@ export {
   type MetaRouterOptions,
   type MetaRouterPattern,
 } from './meta-router.js';
+export { type PerceptionAgentOptions, PerceptionBlockedError, perceptionAgent } from './perception-agent.js';
+export {
+  MAX_SUB_GOALS,
+  type PerceptionSnapshot,
+  PerceptionSnapshotSchema,
+  perceptionOf,
+} from './perception-schema.js';
 export {
   PlanExecuteOrchestrator,
   type PlanExecuteOrchestratorOptions,

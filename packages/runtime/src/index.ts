@@ -14,6 +14,7 @@ export {
   AgentPause,
   type AgentResume,
 } from './agents/agent-pause.js';
+export { AgentInputError, AgentOutputError } from './agents/agent-schemas.js';
 export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm-agent.js';
 export { type ChatClient, clientResolver, type LlmClientOptions } from './agents/llm-client.js';
 export {
@@ -94,6 +95,7 @@ export * from './guardrails/index.js';
 export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
 export { METER_NAME } from './metrics/engine-metrics.js';
 export type { MetricsOptions, OtlpMetricsOptions } from './metrics/prometheus-metrics.js';
+export * from './retrieval/index.js';
 export type { RateLimitOptions } from './server/access.js';
 export {
   type ApiKeyOwner,

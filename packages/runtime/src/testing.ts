@@ -19,6 +19,7 @@ export {
   type OtlpRequest,
 } from './testing/otlp-receiver.js';
 export { flattenOtlpTraces, type OtlpSpan } from './testing/otlp-spans.js';
+export { hashedEmbedding, SCRIPTED_EMBEDDING_DIMENSIONS } from './testing/scripted-embeddings.js';
 export {
   createScriptedModelServer,
   type ScriptedModelServer,

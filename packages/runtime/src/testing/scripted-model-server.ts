@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
+import { embeddingsBody, embeddingsRequest } from './scripted-embeddings.js';
 import { checkChatRequest } from './scripted-request-checks.js';
 import { completionBody, errorBody, resolveReply, streamChunks } from './scripted-responses.js';
 import { type RecordedRequest, type ScriptEntry, type ScriptedReply, toReply } from './scripted-script.js';
@@ -99,6 +100,11 @@ function lastMessageText(body: ChatCompletionCreateParams | undefined): string {
  * call: a 500 whose body says so, recorded in `unscriptedCalls`, and a throw
  * from `assertDone()`.
  *
+ * It also answers `POST /v1/embeddings`, unscripted and deterministic: each
+ * text's vector is a hashed bag of its words (`dimensions` long, default
+ * 512, unit length), so texts sharing words are near by cosine. Embedding
+ * requests are recorded in `requests` and take no script entry.
+ *
  * @example
  * ```ts
  * const server = await createScriptedModelServer({
@@ -145,8 +151,18 @@ export async function createScriptedModelServer({
     requests.push(record);
     const where = `request #${record.index} (${method} ${path})`;
 
+    if (method === 'POST' && path === '/v1/embeddings') {
+      const asked = embeddingsRequest(body);
+      if (!asked.ok) {
+        problems.push(`${where} was rejected: ${asked.problem}`);
+        sendJson(response, 400, errorBody(asked.problem, 'invalid_request_error'));
+      } else sendJson(response, 200, embeddingsBody(asked.texts, asked));
+      return;
+    }
     if (method !== 'POST' || path !== '/v1/chat/completions') {
-      problems.push(`${where}: the scripted model server only serves POST /v1/chat/completions`);
+      problems.push(
+        `${where}: the scripted model server only serves POST /v1/chat/completions and /v1/embeddings`,
+      );
       sendJson(
         response,
         404,
