@@ -31,7 +31,7 @@ export interface ServerApp {
 
 /** Extra wiring for tests: a fixed clock, other stores, tracing. */
 export interface BuildOptions
-  extends Partial<Pick<AppOptions, 'sessionStore' | 'memoryStore' | 'tracing' | 'logger'>> {
+  extends Partial<Pick<AppOptions, 'sessionStore' | 'memoryStore' | 'eventLog' | 'tracing' | 'logger'>> {
   agents?: DemoAgentOptions;
   storeName?: string;
 }
@@ -94,6 +94,7 @@ export function buildServerApp(
     agentTimeoutMs: config.AGENT_TIMEOUT_MS,
     sessionWaitMs: config.SESSION_WAIT_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
+    sweeper: { intervalMs: config.SWEEP_INTERVAL_MS },
     closeGraceMs: config.SHUTDOWN_GRACE_MS,
     exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
     docs: config.DOCS,

@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   REDIS_COMPACT_RECORDS: onOff('REDIS_COMPACT_RECORDS', 'on'),
   // How long a replica's liveness key outlives its last refresh: a dead replica's sessions move on after about this.
   REDIS_LIVENESS_TTL_MS: z.coerce.number().int().min(30).default(1_200),
+  SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   // Start even though Redis's maxmemory-policy may evict sessions (otherwise the start-up stops).
   SWITCHBOARD_ALLOW_EVICTION: onOff('SWITCHBOARD_ALLOW_EVICTION', 'off'),
   OPENAI_API_KEY: z.string().min(1).optional(),

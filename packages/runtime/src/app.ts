@@ -27,6 +27,7 @@ import {
   type TurnRequest,
   type TurnResult,
 } from './engine/turn-engine.js';
+import { type SweeperOptions, TurnSweeper } from './engine/turn-sweeper.js';
 import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from './logging/logger.js';
 import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
 import { type AppMetrics, appMetrics, type MetricsOptions } from './metrics/prometheus-metrics.js';
@@ -79,6 +80,15 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * replica shares). `false`: events go to the request's own stream only.
    */
   eventLog?: TurnEventLog | false;
+  /**
+   * How a started app recovers the turns a stopped replica left running,
+   * without waiting for the user's next message: a sweep at start-up and
+   * every `intervalMs`, on one replica at a time (default: every 10 s, for
+   * turns not written for 5 s; with a store shared by replicas, such as
+   * Redis's; see {@link TurnSweeper}). `false`: only the next message (or a
+   * retried request) recovers a stranded turn.
+   */
+  sweeper?: SweeperOptions | false;
   /**
    * Who may call the API. Without it the server is open (a session id is the
    * capability to use that session). With it, every route but the public
@@ -273,6 +283,7 @@ export class App {
   #routes?: Hono;
   #orchestrator?: Orchestrator;
   #closing?: Promise<void>;
+  #sweeper?: TurnSweeper;
 
   constructor(options: AppOptions) {
     const { name, agents, sessionStore, memoryStore, sessionIdleTtlSeconds } = options;
@@ -507,6 +518,16 @@ export class App {
         `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
       );
     });
+    if (this.#options.sweeper !== false) {
+      const engine = this.#mounted();
+      this.#sweeper = new TurnSweeper(
+        this.sessions,
+        (sessionId, tenantId, waitMs) => this.#track(engine.recover(sessionId, tenantId, waitMs)),
+        this.logger,
+        this.#options.sweeper,
+      );
+      this.#sweeper.start();
+    }
     const urlHost = host.includes(':') ? `[${host}]` : host;
     const stopListening = () =>
       new Promise<void>((resolve) => {
@@ -533,8 +554,11 @@ export class App {
   close(stopListening?: () => Promise<void>): Promise<void> {
     this.#closing ??= (async () => {
       const listening = stopListening?.();
+      // No new recoveries; one under way is a turn in flight like any other.
+      const sweeping = this.#sweeper?.stop();
       const { closeGraceMs = 10_000 } = this.#options;
       const grace = setTimeout(() => this.#shutdown.abort(new ServerShutdownError()), closeGraceMs);
+      await sweeping;
       await Promise.allSettled([...this.#inFlight]);
       clearTimeout(grace);
       this.#engine?.close();

@@ -91,6 +91,13 @@ export type {
   TurnRequest,
   TurnResult,
 } from './engine/turn-engine.js';
+export {
+  DEFAULT_SWEEP_AFTER_MS,
+  DEFAULT_SWEEP_INTERVAL_MS,
+  MAX_TURNS_PER_SWEEP,
+  type SweeperOptions,
+  TurnSweeper,
+} from './engine/turn-sweeper.js';
 export * from './guardrails/index.js';
 export type { ErrorCallback, Logger, LogLevel, LogMethod } from './logging/logger.js';
 export { METER_NAME } from './metrics/engine-metrics.js';

@@ -196,6 +196,29 @@ export class TurnEngine {
     );
   }
 
+  /**
+   * Recovers the turn a stopped replica left `running` in a session (see
+   * `TurnResumption.recover`), waiting up to `waitMs` for its lease (long
+   * enough for a dead holder's lease to be taken over). Undefined when the
+   * session's last turn no longer runs.
+   */
+  async recover(
+    sessionId: string,
+    tenantId: string | undefined,
+    waitMs: number,
+  ): Promise<TurnResult | undefined> {
+    const record = await this.#views.of(tenantId).lastTurn(sessionId);
+    if (record?.status !== 'running') return undefined;
+    const caller: Caller = { sessionId, requestId: createId('req') };
+    if (tenantId !== undefined) caller.tenantId = tenantId;
+    if (record.userId !== undefined) caller.userId = record.userId;
+    const control = new TurnControl(sessionId, this.#parts.signal);
+    const context = this.#requestContext(caller, control);
+    return RequestContext.run(context, () =>
+      runSteps(this.#resumption.recover(sessionId, tenantId, waitMs, context, control)),
+    );
+  }
+
   /** Stops a running or paused turn (it ends `interrupted`), wherever it runs. */
   cancel(request: CancelRequest): Promise<TurnResult> {
     return this.#inPromise(request, (context, control) => this.#resumption.cancel(request, context, control));

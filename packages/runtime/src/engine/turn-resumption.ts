@@ -4,6 +4,7 @@ import {
   CorruptRecordError,
   NotFoundError,
   type RequestContext,
+  TurnAbandonedError,
   TurnNotActiveError,
 } from '@switchboard/core';
 import type { SessionLease } from '../stores/session-store.js';
@@ -172,6 +173,43 @@ export class TurnResumption {
       throw error;
     }
     return result;
+  }
+
+  /**
+   * Recovers a turn left `running` by a replica that stopped, with nobody
+   * asking (the sweeper): once this replica has the session's lease, the
+   * turn is resumed (or closed, per the app's `recovery`) as a new message
+   * would have it. Undefined when the session's last turn is not running
+   * any more (it ended, or another replica recovered it meanwhile).
+   */
+  *recover(
+    sessionId: string,
+    tenantId: string | undefined,
+    waitMs: number,
+    requestContext: RequestContext,
+    control: TurnControl,
+  ): Steps<TurnResult | undefined> {
+    const { views, hold, loopParts } = this.#parts;
+    const sessions = views.of(tenantId);
+    return yield* hold.holding(sessions, sessionId, waitMs, control, (lease) =>
+      this.#recoverLeased(sessionId, requestContext, control, lease, loopParts.options.recovery === 'fail'),
+    );
+  }
+
+  *#recoverLeased(
+    sessionId: string,
+    requestContext: RequestContext,
+    control: TurnControl,
+    lease: SessionLease,
+    fail: boolean,
+  ): Steps<TurnResult | undefined> {
+    const sessions = this.#parts.views.of(requestContext.tenantId);
+    const record = yield* settled(sessions.lastTurn(sessionId));
+    if (record?.status !== 'running') return undefined;
+    const turn = yield* this.load(record, lease, requestContext, control, undefined);
+    control.turnId = turn.turnId;
+    if (fail) return yield* this.close(turn, 'failed', new TurnAbandonedError({ turnId: turn.turnId }));
+    return yield* this.resume(turn, 'recovery');
   }
 
   /** Stops a running or paused turn (it ends `interrupted`), wherever it runs. */

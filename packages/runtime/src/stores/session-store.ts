@@ -189,6 +189,18 @@ export interface SessionStore {
    * `GET /v1/sessions`, which answers 501 without it.
    */
   listSessions?(options: ListSessionsOptions): Awaitable<SessionListPage>;
+  /**
+   * Optional, for stores shared by replicas: the sessions (store ids:
+   * `<tenant>/<session>` with a tenant) whose last turn was written
+   * `running` more than `olderThanMs` ago, oldest first, at most `limit`:
+   * the candidates of the app's sweeper, which recovers the turns a stopped
+   * replica left running. A candidate's lease says whether it is alive.
+   */
+  runningSessions?(olderThanMs: number, limit: number): Awaitable<string[]>;
+  /** Optional, with {@link SessionStore.runningSessions}: a session found not running is no candidate any more. */
+  forgetRunning?(storeId: string): Awaitable<void>;
+  /** Optional, with {@link SessionStore.runningSessions}: takes the sweep for `ttlMs` unless another replica has it. */
+  takeSweep?(owner: string, ttlMs: number): Awaitable<boolean>;
 }
 
 /**
@@ -262,6 +274,17 @@ export function canReadPages(
   store: SessionStore,
 ): store is SessionStore & Required<Pick<SessionStore, 'readPage'>> {
   return typeof store.readPage === 'function';
+}
+
+/** True when the store can tell which turns a stopped replica may have left running ({@link SessionStore.runningSessions}). */
+export function canSweep(
+  store: SessionStore,
+): store is SessionStore & Required<Pick<SessionStore, 'runningSessions' | 'forgetRunning' | 'takeSweep'>> {
+  return (
+    typeof store.runningSessions === 'function' &&
+    typeof store.forgetRunning === 'function' &&
+    typeof store.takeSweep === 'function'
+  );
 }
 
 /** True when the store lists a tenant's recent sessions ({@link SessionStore.listSessions}). */

@@ -50,3 +50,10 @@ export function tenantSessions(store: SessionStore, tenantId: string): SessionSt
 export function sessionStoreId(sessionId: string, tenantId: string | undefined): string {
   return tenantId === undefined ? sessionId : `${encodeURIComponent(tenantId)}/${sessionId}`;
 }
+
+/** The tenant and session of a store id (see {@link sessionStoreId}): a tenant's ids hold a `/`, session ids never do. */
+export function parseStoreId(storeId: string): { sessionId: string; tenantId: string | undefined } {
+  const slash = storeId.indexOf('/');
+  if (slash < 0) return { sessionId: storeId, tenantId: undefined };
+  return { tenantId: decodeURIComponent(storeId.slice(0, slash)), sessionId: storeId.slice(slash + 1) };
+}

@@ -30,6 +30,9 @@ export interface ReplicaEnvironment {
   ORCHESTRATOR: 'keyword' | 'round-robin';
   LEASE_TTL_MS?: string;
   SESSION_WAIT_MS?: string;
+  /** Turns on the sweeper, sweeping this often (ms); `SWEEP_AFTER_MS` (default 1000) is how stale a turn must be. */
+  SWEEP_INTERVAL_MS?: string;
+  SWEEP_AFTER_MS?: string;
   /** A file the agents append a line to as each run starts, ends or is aborted (see {@link readAgentLog}). */
   AGENT_LOG?: string;
 }

@@ -27,6 +27,7 @@ import { checkEvictionPolicy } from './redis-eviction.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
 import { DEFAULT_LIVENESS_TTL_MS, ReplicaLiveness } from './redis-liveness.js';
+import { RedisRunningIndex } from './redis-running-index.js';
 import { RedisSessionIndex } from './redis-session-index.js';
 import { SessionWindowCache } from './window-cache.js';
 
@@ -120,6 +121,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #idleTtlMs: number;
   readonly #windows: SessionWindowCache;
   readonly #index: RedisSessionIndex;
+  readonly #running: RedisRunningIndex;
   readonly #compact: boolean;
   readonly #allowEviction: boolean;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
@@ -158,6 +160,7 @@ export class RedisSessionStore implements SessionStore {
     this.#connection = new RedisConnection(source, { commandTimeoutMs });
     this.#windows = new SessionWindowCache({ maxChars: windowCacheChars });
     this.#index = new RedisSessionIndex(this.#connection, keyPrefix);
+    this.#running = new RedisRunningIndex(this.#connection, keyPrefix);
     this.#leases = new RedisLeases(
       this.#connection,
       (sessionId) => this.#keys(sessionId),
@@ -199,6 +202,7 @@ export class RedisSessionStore implements SessionStore {
     if (taking) this.#leases.took(lease, 'opening');
     // In the same tick as the script, so pipelined with it: one round trip for both.
     const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
+    this.#running.note(sessionId, true);
     let reply = (await openedThenIndexed(opened, indexed)) as [number, unknown];
     if (taking && reply[0] === LEASE_BUSY) {
       // Another replica holds the session: wait for it the usual way, then open.
@@ -246,11 +250,14 @@ export class RedisSessionStore implements SessionStore {
     for (const message of messages) args.push(encodeMessageRecord(message, this.#compact));
     if (turn) args.push(encodeTurnRecord(turn, this.#compact));
     if (release) this.#leases.releasing(lease);
-    const [code] = (await this.#connection.run(
+    const appended = this.#connection.run(
       'append to a session',
       (client) => APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
       { write: true },
-    )) as [number];
+    );
+    // Pipelined with the script: whether a sweeper should look at this session should its replica stop.
+    if (turn) this.#running.note(sessionId, turn.status === 'running');
+    const [code] = (await appended) as [number];
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (release) this.#leases.released(lease);
   }
@@ -292,6 +299,18 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /** The tenant's sessions, most recently active first (see {@link RedisSessionIndex.list}). */
+  runningSessions(olderThanMs: number, limit: number): Promise<string[]> {
+    return this.#running.stale(olderThanMs, limit);
+  }
+
+  forgetRunning(storeId: string): Promise<void> {
+    return this.#running.forget(storeId);
+  }
+
+  takeSweep(owner: string, ttlMs: number): Promise<boolean> {
+    return this.#running.takeSweep(owner, ttlMs);
+  }
+
   listSessions(options: ListSessionsOptions): Promise<SessionListPage> {
     return this.#index.list(options);
   }
