@@ -14,6 +14,7 @@ import {
 import type { Hono } from 'hono';
 import type { A2aOptions } from './a2a/a2a-options.js';
 import { type Agent, agentMeta } from './agents/agent.js';
+import { withHostedAgents } from './agents/hosted-agents.js';
 import type { ApproversPolicy } from './backend/approvers.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { TurnEvent } from './engine/events.js';
@@ -312,12 +313,12 @@ export class App {
     const instance = isOrchestratorClass(orchestrator)
       ? new orchestrator({ name: this.name, agents: this.agentMetas })
       : orchestrator;
-    const unknown = instance.agents
-      .filter((agent) => !this.#agentsByName.has(agent.name))
-      .map((agent) => agent.name);
+    // A graph brings its function nodes as agents of its own: hosted beside the app's.
+    const agents = withHostedAgents(this.#agentsByName, instance, `App '${this.name}'`);
+    const unknown = instance.agents.filter((agent) => !agents.has(agent.name)).map((agent) => agent.name);
     if (unknown.length > 0) {
       throw new ConfigurationError({
-        message: `Orchestrator '${instance.name}' routes to agents the app does not host: ${unknown.join(', ')}; hosted agents: ${[...this.#agentsByName.keys()].join(', ')}`,
+        message: `Orchestrator '${instance.name}' routes to agents the app does not host: ${unknown.join(', ')}; hosted agents: ${[...agents.keys()].join(', ')}`,
       });
     }
     const { memory, sessions } = this;
@@ -326,7 +327,7 @@ export class App {
     this.#engine = new TurnEngine(
       {
         orchestrator: instance,
-        agents: this.#agentsByName,
+        agents,
         sessions,
         memory,
         signal: this.#shutdown.signal,

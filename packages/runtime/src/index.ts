@@ -14,6 +14,7 @@ export {
   AgentPause,
   type AgentResume,
 } from './agents/agent-pause.js';
+export { type HostsAgents, hostsAgents } from './agents/hosted-agents.js';
 export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm-agent.js';
 export { type ChatClient, clientResolver, type LlmClientOptions } from './agents/llm-client.js';
 export {
