@@ -1,4 +1,4 @@
-import { type Agent, App, defineAgent, orchestratorAgent } from '@switchboard/runtime';
+import { type Agent, App, agentMeta, defineAgent, orchestratorAgent } from '@switchboard/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { END, KeywordOrchestrator, SequentialOrchestrator, stateGraph } from '../src/index.js';
@@ -53,7 +53,7 @@ describe('stateGraph: nodes and edges', () => {
         'technical',
       ])
       .respond((state) => `${state.kind}: ${state.notes.join('; ')}`)
-      .compile({ agents: [classifier] });
+      .compile({ agents: [agentMeta(classifier)] });
     const app = host([classifier], graph);
     const billing = await app.chat({ message: 'I want a refund' });
     expect(billing.status).toBe('completed');
@@ -251,7 +251,7 @@ describe('stateGraph: state', () => {
         update: (reply) => ({ kind: reply as 'billing' }),
       })
       .entry('classify')
-      .compile({ agents: [unsure] });
+      .compile({ agents: [agentMeta(unsure)] });
     const failed = await host([unsure], badMapping).chat({ message: 'my screen is broken' });
     expect(failed.status).toBe('failed');
     expect(failed.error?.code).toBe('invalid_graph_state');
@@ -293,7 +293,7 @@ describe('stateGraph: nested as an agent', () => {
       .entry('classify')
       .edge('classify', 'note')
       .respond((state) => state.notes.join(''))
-      .compile({ agents: [classifier] });
+      .compile({ agents: [agentMeta(classifier)] });
     const support = orchestratorAgent({
       name: 'support',
       description: 'Support desk',
