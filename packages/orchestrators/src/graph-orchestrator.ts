@@ -13,7 +13,7 @@ import {
   type ToolCall,
   toolCall,
 } from '@switchboard/core';
-import type { Agent, HostsAgents } from '@switchboard/runtime';
+import type { Agent, HostsAgents, PublishesGraph } from '@switchboard/runtime';
 import { type CheckedGraph, toMermaid } from './graph-compile.js';
 import { GraphNodeError, GraphStateError, GraphStepLimitError } from './graph-errors.js';
 import { answersQuestion, type Carried, carriedState, readCarried, writeCarried } from './graph-memory.js';
@@ -49,7 +49,7 @@ export interface GraphSettings {
  * step (`graphStart`). Function and orchestrator nodes run as agents the
  * graph hosts (`hostedAgents`, named `<graph>__<node>`).
  */
-export class GraphOrchestrator extends AbstractOrchestrator implements HostsAgents {
+export class GraphOrchestrator extends AbstractOrchestrator implements HostsAgents, PublishesGraph {
   readonly hostedAgents: readonly Agent[];
   /** The most steps of one turn. */
   readonly maxSteps: number;

@@ -1,5 +1,5 @@
 import type { Orchestrator, RequestContext } from '@switchboard/core';
-import type { Agent } from '@switchboard/runtime';
+import type { Agent, PublishedGraph } from '@switchboard/runtime';
 
 /** What a route returns to end the graph (see {@link GraphBuilder.conditionalEdge}). */
 export const END = '__end__';
@@ -124,13 +124,5 @@ export type GraphNode<State> =
 /** The node kinds. */
 export type GraphNodeKind = GraphNode<GraphState>['kind'];
 
-/** A compiled graph's shape, as published to clients and drawn by the console. */
-export interface GraphView {
-  name: string;
-  entry: string;
-  nodes: Array<{ name: string; kind: GraphNodeKind; description?: string; approval?: boolean }>;
-  /** `conditional` edges are the targets a route may pick. */
-  edges: Array<{ from: string; to: string; conditional?: boolean }>;
-  /** The graph as a Mermaid flowchart. */
-  mermaid: string;
-}
+/** A compiled graph's shape, as published to clients (`GET /v1/agents`) and drawn by the console. */
+export type GraphView = PublishedGraph;

@@ -15,6 +15,7 @@ import type { Hono } from 'hono';
 import type { A2aOptions } from './a2a/a2a-options.js';
 import { type Agent, agentMeta } from './agents/agent.js';
 import { withHostedAgents } from './agents/hosted-agents.js';
+import { publishesGraph } from './agents/published-graph.js';
 import type { ApproversPolicy } from './backend/approvers.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { TurnEvent } from './engine/events.js';
@@ -346,6 +347,7 @@ export class App {
         name: this.name,
         orchestratorName: instance.name,
         agents: this.agentMetas,
+        ...(publishesGraph(instance) ? { graph: instance.view } : {}),
         sessions,
         chat: (request) => this.#run(request),
         resolveApproval: (resolution) => this.resolveApproval(resolution),

@@ -56,6 +56,12 @@ export {
   type OrchestratorAgentOptions,
   orchestratorAgent,
 } from './agents/orchestrator-agent.js';
+export {
+  type PublishedGraph,
+  PublishedGraphSchema,
+  type PublishesGraph,
+  publishesGraph,
+} from './agents/published-graph.js';
 export { RemoteAgentError, type RemoteAgentOptions, remoteAgent } from './agents/remote-agent.js';
 export {
   App,
