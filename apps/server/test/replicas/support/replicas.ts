@@ -27,7 +27,7 @@ export interface Replica {
 export interface ReplicaEnvironment {
   REDIS_URL: string;
   KEY_PREFIX: string;
-  ORCHESTRATOR: 'keyword' | 'round-robin';
+  ORCHESTRATOR: 'keyword' | 'round-robin' | 'graph';
   LEASE_TTL_MS?: string;
   SESSION_WAIT_MS?: string;
   /** A file the agents append a line to as each run starts, ends or is aborted (see {@link readAgentLog}). */
