@@ -83,7 +83,9 @@ function functionAgent(
         throw new Error(`call '${context.toolCall.id}' is not a call of this node`);
       const { conversation } = context;
       const start = recordedStart(graph, conversation.steps) ?? settings.freshStart(conversation);
-      const position = replay({ graph, nodes: checked.nodes, rules }, conversation, start, call.step);
+      const position = replay({ graph, nodes: checked.nodes, rules }, conversation, start, {
+        before: call.step,
+      });
       if (position.failure) throw position.failure;
       const nodeContext = {
         node: node.name,

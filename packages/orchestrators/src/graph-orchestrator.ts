@@ -140,6 +140,7 @@ export class GraphOrchestrator extends AbstractOrchestrator implements HostsAgen
       { graph: this.name, nodes: checked.nodes, rules: this.#settings.rules },
       conversation,
       start,
+      { traceLast: true },
     );
     if (annotations) annotateStep(conversation, annotations);
     if (position.failure) return this.#failed(conversation, position.failure);

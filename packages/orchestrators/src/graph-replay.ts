@@ -5,6 +5,7 @@ import {
   type ToolMessage,
   turnMessages,
 } from '@switchboard/core';
+import { observe } from '@switchboard/runtime';
 import { GraphNodeError, GraphStateError } from './graph-errors.js';
 import type { StateRules } from './graph-state.js';
 import type { GraphNode, GraphNodeFailure, GraphState } from './graph-types.js';
@@ -85,17 +86,28 @@ export interface ReplayRules {
   rules: StateRules;
 }
 
+/** Options of {@link replay}. */
+export interface ReplayOptions {
+  /** Only steps before this one count (a node replays the steps before its own). */
+  before?: number;
+  /**
+   * Trace how the last step's agent and orchestrator nodes changed the
+   * state: a `graph node <name>` span each, the reply as input and the
+   * update as output (a function node traces its own, where it runs).
+   */
+  traceLast?: boolean;
+}
+
 /**
  * Replays the current turn's graph replies over its start state: each
  * finished step's updates, in branch order, through the reducers, the
- * state checked after every node. Stops at the first failure. Only steps
- * before `before` count (a node replays the steps before its own).
+ * state checked after every node. Stops at the first failure.
  */
 export function replay(
   { graph, nodes, rules }: ReplayRules,
   conversation: Conversation,
   start: GraphStart,
-  before = Number.POSITIVE_INFINITY,
+  { before = Number.POSITIVE_INFINITY, traceLast = false }: ReplayOptions = {},
 ): GraphPosition {
   const detailed = new Map(latestToolResults(conversation).map((reply) => [reply.toolCallId, reply]));
   const bySteps = new Map<number, Array<{ index: number; node: string; reply: ToolMessage }>>();
@@ -110,7 +122,10 @@ export function replay(
   }
   const position: GraphPosition = { state: start.state, path: [], lastReplies: [] };
   if (start.resumedFrom !== undefined) position.resumedFrom = start.resumedFrom;
-  for (let step = 1; bySteps.has(step); step += 1) {
+  let lastStep = 0;
+  while (bySteps.has(lastStep + 1)) lastStep += 1;
+  for (let step = 1; step <= lastStep; step += 1) {
+    const traced = traceLast && step === lastStep;
     const replies = (bySteps.get(step) ?? []).sort((left, right) => left.index - right.index);
     const stepStart = position.state;
     let state = stepStart;
@@ -135,6 +150,9 @@ export function replay(
             return position;
           }
           update = node.onError(stepStart, failureOf(name, reply));
+        } else if (traced && (node.kind === 'agent' || node.kind === 'orchestrator')) {
+          const apply = (content: string) => updateOf(node, { ...reply, content }, stepStart);
+          update = observe(apply, { name: `graph node ${name}` })(reply.content);
         } else update = updateOf(node, reply, stepStart);
       } catch (error) {
         position.failure = new GraphNodeError({

@@ -1,4 +1,4 @@
-import { App } from '@switchboard/runtime';
+import { App, agentMeta, defineAgent } from '@switchboard/runtime';
 import { recordSpans } from '@switchboard/runtime/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -32,5 +32,26 @@ describe('stateGraph traces', () => {
     let root = agent;
     while (root && recording.parentOf(root)) root = recording.parentOf(root);
     expect(root?.attributes['session.id']).toBe(result.sessionId);
+  });
+
+  it('traces an agent node’s state change as a span in the decision that applies it: the reply in, the update out', async () => {
+    recording.reset();
+    const upper = defineAgent({ name: 'upper', description: 'Upper-cases', run: (message) => message.toUpperCase() });
+    const graph = stateGraph({
+      name: 'shouting',
+      state: z.object({ text: z.string(), loud: z.string().optional() }),
+      input: (message) => ({ text: message }),
+    })
+      .agentNode('shout', { agent: 'upper', task: (state) => state.text, into: 'loud' })
+      .entry('shout')
+      .compile({ agents: [agentMeta(upper)] });
+    const app = new App({ name: 'shouting-app', agents: [upper], logLevel: 'silent' }).mount(graph);
+    expect((await app.chat({ message: 'hey' })).reply).toBe('HEY');
+    await app.close();
+    const spans = recording.named('graph node shout');
+    expect(spans).toHaveLength(1);
+    expect(JSON.parse(String(spans[0]?.attributes['langfuse.observation.input']))).toBe('HEY');
+    expect(JSON.parse(String(spans[0]?.attributes['langfuse.observation.output']))).toEqual({ loud: 'HEY' });
+    expect(recording.parentOf(spans[0]!)?.name).toMatch(/^route /);
   });
 });
