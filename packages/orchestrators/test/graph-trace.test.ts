@@ -36,7 +36,11 @@ describe('stateGraph traces', () => {
 
   it('traces an agent node’s state change as a span in the decision that applies it: the reply in, the update out', async () => {
     recording.reset();
-    const upper = defineAgent({ name: 'upper', description: 'Upper-cases', run: (message) => message.toUpperCase() });
+    const upper = defineAgent({
+      name: 'upper',
+      description: 'Upper-cases',
+      run: (message) => message.toUpperCase(),
+    });
     const graph = stateGraph({
       name: 'shouting',
       state: z.object({ text: z.string(), loud: z.string().optional() }),
