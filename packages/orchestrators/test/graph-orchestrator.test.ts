@@ -1,7 +1,7 @@
 import { type Agent, App, agentMeta, defineAgent, orchestratorAgent } from '@switchboard/runtime';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { END, KeywordOrchestrator, SequentialOrchestrator, stateGraph } from '../src/index.js';
+import { END, KeywordOrchestrator, SequentialOrchestrator, stateGraph, withSteps } from '../src/index.js';
 
 const apps: App[] = [];
 afterEach(async () => {
@@ -273,6 +273,23 @@ describe('stateGraph: state', () => {
     const first = await app.chat({ message: 'one' });
     const second = await app.chat({ sessionId: first.sessionId, message: 'two' });
     expect(second.reply).toBe('one, two');
+  });
+});
+
+describe('stateGraph: hosting', () => {
+  it('runs inside a wrapper when the app hosts the graph’s own agents itself', async () => {
+    const graph = stateGraph({ name: 'wrapped', state: Ticket, input: (m) => ({ question: m }) })
+      .node('note', (state) => ({ notes: [`noted: ${state.question}`] }))
+      .entry('note')
+      .respond((state) => state.notes.join(''))
+      .compile();
+    const wrapper = withSteps(graph, {
+      steps: [{ name: 'only', description: 'Every agent', isDefault: true }],
+    });
+    const app = host([...graph.hostedAgents], wrapper);
+    expect((await app.chat({ message: 'hi' })).reply).toBe('noted: hi');
+    // Mounted directly, the same agents hosted by the app are not a clash.
+    expect((await host([...graph.hostedAgents], graph).chat({ message: 'yo' })).reply).toBe('noted: yo');
   });
 });
 

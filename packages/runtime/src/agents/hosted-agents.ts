@@ -19,7 +19,8 @@ export function hostsAgents(orchestrator: Orchestrator): orchestrator is Orchest
 
 /**
  * The host's agents by name, with the orchestrator's own added: `byName`
- * itself when it brings none. A name that clashes fails at once.
+ * itself when it brings none. A name that clashes with another agent fails
+ * at once; the same agent hosted already is fine.
  */
 export function withHostedAgents(
   byName: ReadonlyMap<string, Agent>,
@@ -29,6 +30,8 @@ export function withHostedAgents(
   if (!hostsAgents(orchestrator) || orchestrator.hostedAgents.length === 0) return byName;
   const merged = new Map(byName);
   for (const agent of orchestrator.hostedAgents) {
+    // Already hosted as it is (an app that hosts them itself, for a wrapper around the orchestrator).
+    if (merged.get(agent.name) === agent) continue;
     if (merged.has(agent.name)) {
       throw new ConfigurationError({
         message: `${host}: orchestrator '${orchestrator.name}' brings an agent named '${agent.name}', which is already hosted; agent names must be unique`,
