@@ -194,7 +194,7 @@ export class GraphOrchestrator extends AbstractOrchestrator implements HostsAgen
             throw new GraphNodeError({
               graph: this.name,
               node,
-              failure: `its route chose '${String(target)}', not one of ${[...targets, END].join(', ')}`,
+              failure: `its route chose '${String(target)}', not one of ${[...new Set([...targets, END])].join(', ')}`,
             });
           }
           next.add(target);

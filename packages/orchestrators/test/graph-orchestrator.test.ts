@@ -146,6 +146,43 @@ describe('stateGraph: nodes and edges', () => {
     expect(result.steps[2]?.annotations?.graphNodes).toEqual(['join']);
   });
 
+  it('runs the several nodes a conditional edge picks as one parallel step, and fails a route that picks an undeclared node', async () => {
+    const graph = (pick: (question: string) => string | string[]) =>
+      stateGraph({
+        name: 'pick',
+        state: Ticket,
+        reducers: { notes: 'append' },
+        input: (m) => ({ question: m }),
+      })
+        .node('start', () => ({}))
+        .node('a', () => ({ notes: ['a'] }))
+        .node('b', () => ({ notes: ['b'] }))
+        .entry('start')
+        .conditionalEdge('start', (state) => pick(state.question), ['a', 'b', END])
+        .respond((state) => state.notes.join('+') || 'none')
+        .compile();
+    const both = await host(
+      [],
+      graph(() => ['a', 'b']),
+    ).chat({ message: 'x' });
+    expect(both.reply).toBe('a+b');
+    expect(both.steps[1]).toMatchObject({ kind: 'fan-out', annotations: { graphNodes: ['a', 'b'] } });
+    expect(
+      (
+        await host(
+          [],
+          graph(() => END),
+        ).chat({ message: 'x' })
+      ).reply,
+    ).toBe('none');
+    const stray = await host(
+      [],
+      graph(() => 'c'),
+    ).chat({ message: 'x' });
+    expect(stray.status).toBe('failed');
+    expect(stray.error?.message).toContain("its route chose 'c', not one of a, b, __end__)");
+  });
+
   it('loops until a condition holds, and stops a loop that does not end at maxSteps with a clear error', async () => {
     const counter = (limit: number, maxSteps: number) =>
       stateGraph({ name: 'loop', state: Ticket, maxSteps, input: (message) => ({ question: message }) })
