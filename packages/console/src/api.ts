@@ -1,4 +1,4 @@
-import type { AgentInfo, SessionBody, SessionSummary, StreamEvent } from './types.js';
+import type { AgentInfo, GraphInfo, SessionBody, SessionSummary, StreamEvent } from './types.js';
 
 const KEY_STORAGE = 'switchboard.console.apiKey';
 
@@ -72,7 +72,7 @@ export class Api {
     return (await response.json()) as T;
   }
 
-  agents(): Promise<{ agents: AgentInfo[] }> {
+  agents(): Promise<{ agents: AgentInfo[]; graph?: GraphInfo }> {
     return this.get('/v1/agents');
   }
 

@@ -1,8 +1,9 @@
 import { Api, followTurn, UnauthorizedError } from './api.js';
 import { byId, h } from './dom.js';
+import { pathOf, renderGraph } from './graph.js';
 import { recentSessions, rememberSession } from './sessions.js';
 import { applyEvent, renderTurn, type TurnView, turnFromRecord } from './timeline.js';
-import type { Approval, MessageItem, SessionBody, StreamEvent, TurnRecord } from './types.js';
+import type { Approval, GraphInfo, MessageItem, SessionBody, StreamEvent, TurnRecord } from './types.js';
 
 const meta = (name: string) =>
   document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.trim() || undefined;
@@ -26,6 +27,8 @@ const elements = {
   message: byId<HTMLTextAreaElement>('message'),
   send: byId<HTMLButtonElement>('send'),
   turns: byId<HTMLOListElement>('turns'),
+  graphSection: byId('graph-section'),
+  graph: byId('graph'),
 };
 
 let sessionId: string | undefined;
@@ -33,6 +36,8 @@ let turns: TurnView[] = [];
 let busy = false;
 /** How many agents the server hosts, once known. */
 let agentCount: number | undefined;
+/** The orchestrator's workflow graph, when it is a graph. */
+let graph: GraphInfo | undefined;
 
 function say(text: string, { error = false } = {}): void {
   elements.status.textContent = text;
@@ -54,6 +59,14 @@ function renderTimeline(): void {
   elements.turns.replaceChildren(
     ...turns.map((turn, index) => renderTurn(turn, index, { langfuseUrl, agentCount })),
   );
+  renderGraphPath();
+}
+
+/** Draws the graph with the path of the latest turn marked. */
+function renderGraphPath(): void {
+  if (!graph) return;
+  elements.graphSection.hidden = false;
+  elements.graph.replaceChildren(renderGraph(graph, pathOf(turns.at(-1)?.steps ?? [])));
 }
 
 function messageItem(role: string, text: string, author?: string): HTMLLIElement {
@@ -150,8 +163,11 @@ async function loadSessions(): Promise<void> {
 }
 
 async function loadAgents(): Promise<void> {
-  const { agents } = await api.agents();
+  const body = await api.agents();
+  const { agents } = body;
   agentCount = agents.length;
+  graph = body.graph;
+  renderGraphPath();
   elements.agents.replaceChildren(
     ...agents.map((agent) =>
       h(

@@ -8,6 +8,15 @@ export interface AgentInfo {
   requiresApproval?: boolean;
 }
 
+/** The workflow graph of `GET /v1/agents`, when the orchestrator is a graph. */
+export interface GraphInfo {
+  name: string;
+  entry: string;
+  nodes: Array<{ name: string; kind: string; description?: string; approval?: boolean }>;
+  edges: Array<{ from: string; to: string; conditional?: boolean }>;
+  mermaid: string;
+}
+
 /** A message of a session. */
 export interface MessageItem {
   id: string;

@@ -1,6 +1,19 @@
 import type { AgentMeta, MessageItem, ToolMessage, UserMessage } from './messages.js';
 import type { TurnLimits } from './profiles.js';
-import type { StepRecorder } from './step-notes.js';
+import type { StepAnnotations, StepRecorder } from './step-notes.js';
+
+/**
+ * A step the current turn recorded, as an orchestrator reads it back (see
+ * {@link Conversation.steps}): what it annotated on an earlier decision
+ * comes back in `annotations`.
+ */
+export interface ConversationStep {
+  readonly hop: number;
+  readonly kind: 'call' | 'fan-out' | 'answer' | 'error' | 'note';
+  /** The label of a `note`. */
+  readonly label?: string;
+  readonly annotations?: StepAnnotations;
+}
 
 /**
  * What an orchestrator sees when it decides the next step of a turn.
@@ -37,6 +50,14 @@ export interface Conversation {
    * {@link annotateStep} and {@link recordStep}). The runtime always sets it.
    */
   readonly recorder?: StepRecorder;
+  /**
+   * The steps the current turn recorded before this decision, oldest first,
+   * as stored with the turn (so the same on any replica, after a recovery or
+   * an approval). An orchestrator that keeps its position in the turn (a
+   * graph) writes it with `annotateStep` and reads it back here. Read-only,
+   * owned by the runtime; absent on a hand-built conversation.
+   */
+  readonly steps?: readonly ConversationStep[];
   /**
    * The limits the turn runs under, when the app uses strategy profiles
    * (see `TurnLimits`); undefined otherwise.

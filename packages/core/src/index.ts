@@ -1,6 +1,7 @@
 export { RequestContext, type RequestContextInit, traceContextSlot } from './context.js';
 export {
   type Conversation,
+  type ConversationStep,
   currentUserMessage,
   lastMessage,
   latestToolResults,

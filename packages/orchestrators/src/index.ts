@@ -14,6 +14,28 @@ export type { CriticJudgeOptions, CriticReview, CriticVerdict } from './critic-j
 export type { Critic, CriticFunction } from './critic-review.js';
 export { type CriticFeedback, isCriticFeedback } from './critic-state.js';
 export type { CriticVerdictKind } from './critic-verdict.js';
+export { type GraphBuilder, type StateGraphOptions, stateGraph } from './graph-builder.js';
+export { GraphCompileError, GraphNodeError, GraphStateError, GraphStepLimitError } from './graph-errors.js';
+export { GraphOutputError } from './graph-node-agents.js';
+export { GraphOrchestrator } from './graph-orchestrator.js';
+export {
+  type AgentNodeOptions,
+  END,
+  type FunctionNodeOptions,
+  type GraphNodeContext,
+  type GraphNodeFailure,
+  type GraphNodeKind,
+  type GraphRoute,
+  type GraphState,
+  type GraphView,
+  type InputNodeOptions,
+  type NodeFunction,
+  type NodeOptions,
+  type OrchestratorNodeOptions,
+  type Reducer,
+  type ReducerSpec,
+  type ReplyMapping,
+} from './graph-types.js';
 export {
   KeywordMatcher,
   type KeywordMatcherOptions,

@@ -14,6 +14,8 @@ import {
 import type { Hono } from 'hono';
 import type { A2aOptions } from './a2a/a2a-options.js';
 import { type Agent, agentMeta } from './agents/agent.js';
+import { withHostedAgents } from './agents/hosted-agents.js';
+import { publishesGraph } from './agents/published-graph.js';
 import type { ApproversPolicy } from './backend/approvers.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { TurnEvent } from './engine/events.js';
@@ -336,12 +338,12 @@ export class App {
     const instance = isOrchestratorClass(orchestrator)
       ? new orchestrator({ name: this.name, agents: this.agentMetas })
       : orchestrator;
-    const unknown = instance.agents
-      .filter((agent) => !this.#agentsByName.has(agent.name))
-      .map((agent) => agent.name);
+    // A graph brings its function nodes as agents of its own: hosted beside the app's.
+    const agents = withHostedAgents(this.#agentsByName, instance, `App '${this.name}'`);
+    const unknown = instance.agents.filter((agent) => !agents.has(agent.name)).map((agent) => agent.name);
     if (unknown.length > 0) {
       throw new ConfigurationError({
-        message: `Orchestrator '${instance.name}' routes to agents the app does not host: ${unknown.join(', ')}; hosted agents: ${[...this.#agentsByName.keys()].join(', ')}`,
+        message: `Orchestrator '${instance.name}' routes to agents the app does not host: ${unknown.join(', ')}; hosted agents: ${[...agents.keys()].join(', ')}`,
       });
     }
     const { memory, sessions } = this;
@@ -350,7 +352,7 @@ export class App {
     this.#engine = new TurnEngine(
       {
         orchestrator: instance,
-        agents: this.#agentsByName,
+        agents,
         sessions,
         memory,
         signal: this.#shutdown.signal,
@@ -370,6 +372,7 @@ export class App {
         name: this.name,
         orchestratorName: instance.name,
         agents: this.agentMetas,
+        ...(publishesGraph(instance) ? { graph: instance.view } : {}),
         sessions,
         chat: (request) => this.#run(request),
         resolveApproval: (resolution) => this.resolveApproval(resolution),

@@ -15,6 +15,7 @@ export {
   type AgentResume,
 } from './agents/agent-pause.js';
 export { AgentInputError, AgentOutputError } from './agents/agent-schemas.js';
+export { type HostsAgents, hostsAgents } from './agents/hosted-agents.js';
 export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm-agent.js';
 export { type ChatClient, clientResolver, type LlmClientOptions } from './agents/llm-client.js';
 export {
@@ -56,6 +57,12 @@ export {
   type OrchestratorAgentOptions,
   orchestratorAgent,
 } from './agents/orchestrator-agent.js';
+export {
+  type PublishedGraph,
+  PublishedGraphSchema,
+  type PublishesGraph,
+  publishesGraph,
+} from './agents/published-graph.js';
 export { RemoteAgentError, type RemoteAgentOptions, remoteAgent } from './agents/remote-agent.js';
 export {
   App,

@@ -199,6 +199,7 @@ class NestedTurn implements LoopHost<NestedTurn>, LoopTurn {
       agents: this.orchestrator.agents,
       lastResults: this.#lastResults,
       recorder: this.recorder,
+      steps: this.#steps,
     };
     depths.set(conversation, this.#depth);
     return conversation;

@@ -1,5 +1,6 @@
 import { ConfigurationError, type Orchestrator } from '@switchboard/core';
 import { type Agent, defineAgent } from './agent.js';
+import { withHostedAgents } from './hosted-agents.js';
 import { runNested } from './nested-turn.js';
 
 /** Options of {@link orchestratorAgent}. */
@@ -36,7 +37,7 @@ function agentsByName(
   name: string,
   orchestrator: Orchestrator,
   agents: readonly Agent[],
-): Map<string, Agent> {
+): ReadonlyMap<string, Agent> {
   const byName = new Map<string, Agent>();
   for (const agent of agents) {
     if (byName.has(agent.name)) {
@@ -46,13 +47,14 @@ function agentsByName(
     }
     byName.set(agent.name, agent);
   }
-  const missing = orchestrator.agents.filter((meta) => !byName.has(meta.name)).map((meta) => meta.name);
+  const hosted = withHostedAgents(byName, orchestrator, `Orchestrator agent '${name}'`);
+  const missing = orchestrator.agents.filter((meta) => !hosted.has(meta.name)).map((meta) => meta.name);
   if (missing.length > 0) {
     throw new ConfigurationError({
       message: `Orchestrator agent '${name}': its orchestrator '${orchestrator.name}' routes to ${missing.map((m) => `'${m}'`).join(', ')}, missing from its agents`,
     });
   }
-  return byName;
+  return hosted;
 }
 
 /**

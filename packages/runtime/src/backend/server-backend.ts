@@ -1,5 +1,6 @@
 import type { AgentMeta } from '@switchboard/core';
 import type { Context } from 'hono';
+import type { PublishedGraph } from '../agents/published-graph.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../stores/session-store.js';
@@ -21,6 +22,8 @@ export interface ServerBackend {
   /** The orchestrator's name: the model of the OpenAI-compatible routes (default: `name`). */
   orchestratorName?: string;
   agents: readonly AgentMeta[];
+  /** The workflow graph the orchestrator runs, when it publishes one (`GET /v1/agents`). */
+  graph?: PublishedGraph;
   sessions: SessionStore;
   /** Runs a turn: its result at once when no step had to wait. */
   chat(request: TurnRequest & Authenticated): TurnResult | Promise<TurnResult>;

@@ -243,6 +243,7 @@ export class TurnLoop implements LoopHost<TurnState> {
       lastResults: turn.lastResults,
       recorder: turn.recorder,
       limits: turn.limits,
+      steps: turn.steps,
     };
   }
 

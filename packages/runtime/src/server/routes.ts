@@ -115,7 +115,9 @@ export function createRoutes(
     chatRequest: ChatRequest,
     agents: backend.agents,
   });
-  const agentsBody = { agents: backend.agents };
+  const agentsBody = backend.graph
+    ? { agents: backend.agents, graph: backend.graph }
+    : { agents: backend.agents };
   const app = new Hono();
 
   app.onError((error, c) =>

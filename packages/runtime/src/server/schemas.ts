@@ -1,5 +1,6 @@
 import { AgentMetaSchema, MessageItemSchema } from '@switchboard/core';
 import { z } from 'zod';
+import { PublishedGraphSchema } from '../agents/published-graph.js';
 import { jsonBoundsProblem, MAX_METADATA_BYTES, MAX_METADATA_DEPTH } from '../backend/json-bounds.js';
 import {
   IdempotencyKeySchema,
@@ -153,7 +154,11 @@ export const SessionListResponseSchema = z.object({
 });
 
 /** The answer of `GET /v1/agents`. */
-export const AgentsResponseSchema = z.object({ agents: z.array(AgentMetaSchema) });
+export const AgentsResponseSchema = z.object({
+  agents: z.array(AgentMetaSchema),
+  /** The workflow graph the orchestrator runs, when it is a graph. */
+  graph: PublishedGraphSchema.optional(),
+});
 
 /** Every error answer. */
 export const ErrorResponseSchema = z.object({
