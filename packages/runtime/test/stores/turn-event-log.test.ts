@@ -132,3 +132,26 @@ describe('the Redis turn event log', () => {
     await log.close();
   });
 });
+
+describe('the in-memory turn event log', () => {
+  it('keeps at most maxEvents in all, dropping the oldest turns first', async () => {
+    const log = new InMemoryTurnEventLog({ maxEvents: 20 });
+    const keys = Array.from(
+      { length: 10 },
+      (_, index): TurnLogKey => ({
+        tenantId: undefined,
+        sessionId: `ses_${index}`,
+        turnId: `turn_${index}`,
+      }),
+    );
+    for (const key of keys) for (const event of events(key, 1000, 5)) log.append(key, event);
+    const kinds = await Promise.all(keys.map(async (key) => (await log.replay(key, undefined)).kind));
+    // The newest four turns (20 events) are kept whole; the older ones are gone.
+    expect(kinds).toEqual([...Array(6).fill('missing'), ...Array(4).fill('events')]);
+    for (let round = 0; round < 3; round++) {
+      for (const key of keys) for (const event of events(key, 2000 + round, 5)) log.append(key, event);
+    }
+    const last = await log.replay(keys[9] as TurnLogKey, undefined);
+    expect(last.kind === 'events' && last.events.length).toBe(5);
+  });
+});
