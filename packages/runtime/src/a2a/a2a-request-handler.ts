@@ -13,6 +13,7 @@ import {
   TaskState,
 } from '@a2a-js/sdk';
 import {
+  A2AError,
   ContentTypeNotSupportedError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
@@ -25,6 +26,7 @@ import { z } from 'zod';
 import { SessionIdSchema, TurnIdSchema } from '../backend/request-schemas.js';
 import type { ServerBackend } from '../backend/server-backend.js';
 import { outcomeOf, startTurn } from '../backend/turn-events.js';
+import { MAX_FOLLOWERS } from '../backend/turn-follow.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import { isFinished, pendingApprovals } from '../turns/turn-record.js';
@@ -71,6 +73,8 @@ type Plan =
 export class SwitchboardA2aHandler implements A2ARequestHandler {
   readonly #backend: ServerBackend;
   readonly #settings: A2aHandlerSettings;
+  /** `SubscribeToTask` streams open now, at most {@link MAX_FOLLOWERS}. */
+  #subscribers = 0;
 
   constructor(backend: ServerBackend, settings: A2aHandlerSettings) {
     this.#backend = backend;
@@ -202,10 +206,15 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
     params: SubscribeToTaskRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
+    if (this.#subscribers >= MAX_FOLLOWERS)
+      throw new A2AError({ message: 'Too many tasks are followed on this server; retry later' });
+    this.#subscribers += 1;
     try {
       yield* subscribeToTask(this.#backend, callerOf(context), params.id, signalOf(context));
     } catch (error) {
       throw a2aErrorOf(error, this.#backend.log);
+    } finally {
+      this.#subscribers -= 1;
     }
   }
 

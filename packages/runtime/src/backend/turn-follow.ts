@@ -7,6 +7,12 @@ import type { TurnRecord } from '../turns/turn-record.js';
 /** How long a follower waits for a turn's next events before it asks the store whether the turn still runs. */
 const FOLLOW_CHECK_MS = 5_000;
 
+/**
+ * Turns a server follows at once per surface (`GET …/events`, A2A's
+ * `SubscribeToTask`): each waits on the log, on Redis with a connection of its own.
+ */
+export const MAX_FOLLOWERS = 256;
+
 /** A turn of a session, by id: the last one first (the one usually followed), then the others. */
 export async function findStoredTurn(
   sessions: SessionStore,

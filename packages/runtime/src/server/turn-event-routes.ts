@@ -3,15 +3,14 @@ import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { requireScope } from '../backend/access-checks.js';
 import type { ServerBackend } from '../backend/server-backend.js';
-import { findStoredTurn, followTurnEvents, type TurnFollow } from '../backend/turn-follow.js';
+import { findStoredTurn, followTurnEvents, MAX_FOLLOWERS, type TurnFollow } from '../backend/turn-follow.js';
 import type { TurnLogKey } from '../stores/turn-event-log.js';
 import { parseEventId } from '../turns/event-ids.js';
 import { principalOf } from './access.js';
 import { errorResponse, parseOrThrow } from './http-errors.js';
 import { SessionIdSchema, TurnIdSchema } from './schemas.js';
 
-/** Streams of `GET …/events` a server serves at once (each waits on the log; on Redis, with a connection of its own). */
-export const MAX_FOLLOWERS = 256;
+export { MAX_FOLLOWERS } from '../backend/turn-follow.js';
 
 /** The path a client rejoins a turn's stream at (the `turn-start` event of `/v1/chat` names it). */
 export function turnEventsPath(sessionId: string, turnId: string): string {
