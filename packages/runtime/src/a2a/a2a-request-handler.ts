@@ -23,6 +23,7 @@ import {
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import { createSecretId, TurnNotActiveError } from '@switchboard/core';
 import { z } from 'zod';
+import { requireScope } from '../backend/access-checks.js';
 import { SessionIdSchema, TurnIdSchema } from '../backend/request-schemas.js';
 import type { ServerBackend } from '../backend/server-backend.js';
 import { outcomeOf, startTurn } from '../backend/turn-events.js';
@@ -196,7 +197,10 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
 
   async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     try {
-      return await listTasks(sessionsOf(this.#backend, callerOf(context)), params);
+      const caller = callerOf(context);
+      // Like `GET /v1/sessions`: listing reads sessions the key did not necessarily open.
+      requireScope(caller.principal, 'sessions:read');
+      return await listTasks(sessionsOf(this.#backend, caller), params);
     } catch (error) {
       throw a2aErrorOf(error, this.#backend.log);
     }

@@ -1,5 +1,6 @@
 import { type StreamResponse, TaskState } from '@a2a-js/sdk';
 import { TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { requireScope } from '../backend/access-checks.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import { followTurnEvents } from '../backend/turn-follow.js';
 import type { TurnLogKey } from '../stores/turn-event-log.js';
@@ -14,7 +15,7 @@ import { endingEvents, progressOf, statusUpdate, taskEvent } from './a2a-updates
  * goes on (each agent call, then its answer and final state), read from the
  * app's turn event log, so from any replica when the log is shared. The
  * stream ends when the turn (or its part, when it pauses for approval)
- * ends. A task that has ended is refused with `UnsupportedOperationError`,
+ * ends. Needs the `sessions:read` scope with auth. A task that has ended is refused with `UnsupportedOperationError`,
  * as the specification says; so is every task when the app keeps no turn
  * events (`eventLog: false`).
  */
@@ -24,6 +25,8 @@ export async function* subscribeToTask(
   taskId: string,
   signal: AbortSignal,
 ): AsyncGenerator<StreamResponse, void, undefined> {
+  // Like `GET /v1/sessions/:id/turns/:turnId/events`.
+  requireScope(caller.principal, 'sessions:read');
   const sessions = sessionsOf(backend, caller);
   const found = await findTurn(sessions, taskId);
   const log = backend.events;

@@ -248,6 +248,7 @@ describe('ListTasks with auth', () => {
           'acme-key-0123456789abcdef': { tenantId: 'acme' },
           'acme-ann-key-0123456789abcdef': { tenantId: 'acme', userId: 'ann' },
           'globex-key-0123456789abcdef': { tenantId: 'globex' },
+          'acme-chat-key-0123456789abcdef': { tenantId: 'acme', scopes: ['chat'] },
         },
       }),
     });
@@ -255,7 +256,7 @@ describe('ListTasks with auth', () => {
   });
   afterAll(() => server.close());
 
-  it("lists only the caller's tenant's tasks, and a user-bound key's user's", async () => {
+  it("lists only the caller's tenant's tasks, a user-bound key's user's, and none without sessions:read", async () => {
     const call = async (key: string, method: string, params: unknown) =>
       (await (
         await fetch(`${server.url}/a2a`, {
@@ -278,5 +279,9 @@ describe('ListTasks with auth', () => {
     expect((await listed('acme-key-0123456789abcdef')).sort()).toEqual(['acme-ctx', 'ann-ctx']);
     expect(await listed('acme-ann-key-0123456789abcdef')).toEqual(['ann-ctx']);
     expect(await listed('globex-key-0123456789abcdef')).toEqual(['globex-ctx']);
+    // A key that may chat but not read sessions lists nothing, as it could not GET /v1/sessions.
+    const refused = await call('acme-chat-key-0123456789abcdef', 'ListTasks', {});
+    expect(refused.result).toBeUndefined();
+    expect(refused.error?.code).toBeLessThan(0);
   });
 });
