@@ -159,6 +159,14 @@ describe('the A2A endpoint, as the A2A TCK reads it', () => {
     expect(
       stored.filter((item) => item.role !== 'tool').map((item) => `${item.role} ${item.content}`),
     ).toEqual(['user echo: quiet', 'assistant echo: quiet']);
+    const streamed = await post({
+      jsonrpc: '2.0',
+      method: 'SendStreamingMessage',
+      params: message('echo: streamed quietly', 'notified-stream'),
+    });
+    expect(streamed.status).toBe(204);
+    expect(await streamed.text()).toBe('');
+    expect((await app.sessions.lastTurn('notified-stream'))?.status).toBe('completed');
   });
 
   it('test_list_all_tasks, test_filter_by_context_id, test_list_tasks_sorted_by_timestamp_descending, test_list_tasks_empty_when_none_exist: ListTasks, newest first, paged', async () => {
