@@ -9,13 +9,13 @@ import {
 import { VersionNotSupportedError } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext } from '@a2a-js/sdk/server';
 import type { Context } from 'hono';
-import { parseBoundedJson } from '../backend/json-bounds.js';
-import { jsonRpcBoundsError } from '../backend/json-rpc-error.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import { CALLER_KEY, SIGNAL_KEY } from './a2a-caller.js';
 import { buildAgentCard } from './a2a-card.js';
 import { a2aErrorOf } from './a2a-errors.js';
+import { frameOf } from './a2a-framing.js';
 import type { A2aOptions } from './a2a-options.js';
-import { CALLER_KEY, SwitchboardA2aHandler } from './a2a-request-handler.js';
+import { SwitchboardA2aHandler } from './a2a-request-handler.js';
 
 /** The two A2A routes' handlers. */
 export interface A2aEndpoint {
@@ -30,11 +30,17 @@ const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
 type JsonRpcReply = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const isStream = (value: unknown): value is AsyncGenerator<JsonRpcReply, void, undefined> =>
   typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+
+/** Reads a stream nobody listens to to its end (its errors were logged where they arose). */
+async function drain(stream: AsyncGenerator<JsonRpcReply, void, undefined>): Promise<void> {
+  try {
+    for (let next = await stream.next(); !next.done; next = await stream.next());
+  } catch {
+    // A notification has no one to tell.
+  }
+}
 
 /** Builds the A2A endpoint over the app's backend (loaded on the first A2A request). */
 export function createA2aEndpoint(
@@ -76,36 +82,41 @@ export function createA2aEndpoint(
       return c.json(AgentCard.toJSON(cardFor(base ? '' : originOf(c.req.url))) as Record<string, unknown>);
     },
     async rpc(c, caller) {
-      const version = c.req.header(A2A_VERSION_HEADER) ?? '0.3';
+      // Bounded before the SDK reads it: its conversions recurse, and a deep enough part overflows the stack.
+      const framing = frameOf(await c.req.text());
+      if (framing.kind === 'error') return c.json(framing.reply);
+      const { request, id, notification } = framing;
+      // The spec lets a client name the version as a query parameter where it cannot set headers.
+      const version = c.req.header(A2A_VERSION_HEADER) ?? c.req.query(A2A_VERSION_HEADER) ?? '0.3';
       if (version !== A2A_PROTOCOL_VERSION) {
+        if (notification) return c.body(null, 204);
         const error = new VersionNotSupportedError(
           `This agent speaks A2A ${A2A_PROTOCOL_VERSION}: send the header ${A2A_VERSION_HEADER}: ${A2A_PROTOCOL_VERSION}`,
         );
-        return c.json(errorReply(error));
+        return c.json(errorReply(error, id));
       }
       const context = new ServerCallContext({ requestedVersion: version });
       context.state.set(CALLER_KEY, caller);
-      // Bounded before the SDK reads it: its conversions recurse, and a deep enough part overflows the stack.
-      const text = await c.req.text();
-      const parsed = parseBoundedJson(text);
-      if ('problem' in parsed) return c.json(jsonRpcBoundsError(parsed.value, parsed.problem));
-      const request = 'value' in parsed && isRecord(parsed.value) ? parsed.value : text;
+      context.state.set(SIGNAL_KEY, c.req.raw.signal);
       const reply = await transport.handle(request, context);
+      if (notification) {
+        // JSON-RPC 2.0 §4.1: the request is carried out, and nothing is answered.
+        if (isStream(reply)) await drain(reply);
+        return c.body(null, 204);
+      }
       if (!isStream(reply)) return c.json(reply);
       // Errors before the first event (an unknown task, a busy session) still get a JSON answer.
       let first: IteratorResult<JsonRpcReply, void>;
       try {
         first = await reply.next();
       } catch (error) {
-        return c.json(errorReply(error));
+        return c.json(errorReply(error, id));
       }
       const encoder = new TextEncoder();
       const body = new ReadableStream<Uint8Array>({
         async start(controller) {
-          let id: JsonRpcReply['id'] = null;
           try {
             if (!first.done) {
-              id = first.value.id;
               controller.enqueue(encoder.encode(formatSSEEvent(first.value)));
             }
             for await (const event of { [Symbol.asyncIterator]: () => reply }) {
@@ -115,6 +126,9 @@ export function createA2aEndpoint(
             controller.enqueue(encoder.encode(formatSSEErrorEvent(errorReply(error, id))));
           }
           controller.close();
+        },
+        async cancel() {
+          await reply.return();
         },
       });
       return new Response(body, {

@@ -26,8 +26,9 @@ export interface A2aCardFields {
  * Serves the app's orchestrator as an A2A agent (protocol 1.0, JSON-RPC
  * binding): the agent card at `GET /.well-known/agent-card.json` (public,
  * also with `auth`; it then names the Bearer scheme) and `SendMessage` /
- * `SendStreamingMessage` / `GetTask` / `CancelTask` at `POST <path>`
- * (behind `auth` like every route). Needs the `@a2a-js/sdk` package (an
+ * `SendStreamingMessage` / `GetTask` / `CancelTask` / `ListTasks` /
+ * `SubscribeToTask` at `POST <path>` (behind `auth` like every route;
+ * version 1.0 by the `A2A-Version` header or query parameter). Needs the `@a2a-js/sdk` package (an
  * optional peer dependency), loaded on the first A2A request.
  *
  * @example

@@ -2,38 +2,43 @@ import {
   type AgentCard,
   type CancelTaskRequest,
   type GetTaskRequest,
+  type ListTasksRequest,
   type ListTasksResponse,
   type Message,
   type SendMessageRequest,
   type StreamResponse,
+  type SubscribeToTaskRequest,
   type Task,
   type TaskPushNotificationConfig,
   TaskState,
-  type TaskStatus,
 } from '@a2a-js/sdk';
 import {
+  A2AError,
   ContentTypeNotSupportedError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
-  TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
-import { createSecretId, type MessageItem, TurnNotActiveError } from '@switchboard/core';
+import { createSecretId, TurnNotActiveError } from '@switchboard/core';
 import { z } from 'zod';
+import { requireScope } from '../backend/access-checks.js';
 import { SessionIdSchema, TurnIdSchema } from '../backend/request-schemas.js';
-import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import type { ServerBackend } from '../backend/server-backend.js';
 import { outcomeOf, startTurn } from '../backend/turn-events.js';
+import { MAX_FOLLOWERS } from '../backend/turn-follow.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, TurnRequest, TurnResult } from '../engine/turn-types.js';
-import { isFinished, pendingApprovals, type TurnRecord } from '../turns/turn-record.js';
+import { isFinished, pendingApprovals } from '../turns/turn-record.js';
+import { callerOf, sessionsOf, signalOf } from './a2a-caller.js';
 import { a2aErrorOf } from './a2a-errors.js';
 import { a2aMessage, dataOf, textOf, textPart } from './a2a-parts.js';
-import { answerArtifact, statusOf, taskIdOf, taskOf, turnOfTaskId } from './a2a-task.js';
-
-/** The key of the {@link Caller} in `ServerCallContext.state`. */
-export const CALLER_KEY = 'switchboard.caller';
+import { subscribeToTask } from './a2a-subscribe.js';
+import { taskIdOf, taskOf } from './a2a-task.js';
+import { listTasks } from './a2a-task-list.js';
+import { checkHistoryLength, findTurn, storedTask, turnMessages } from './a2a-task-reads.js';
+import { endingEvents, progressOf, statusUpdate, taskEvent } from './a2a-updates.js';
 
 /** A message's answer to one pending approval: `{ approvalId, decision, comment? }` in a data part. */
 const ApprovalDecisionSchema = z.object({
@@ -69,6 +74,8 @@ type Plan =
 export class SwitchboardA2aHandler implements A2ARequestHandler {
   readonly #backend: ServerBackend;
   readonly #settings: A2aHandlerSettings;
+  /** `SubscribeToTask` streams open now, at most {@link MAX_FOLLOWERS}. */
+  #subscribers = 0;
 
   constructor(backend: ServerBackend, settings: A2aHandlerSettings) {
     this.#backend = backend;
@@ -127,7 +134,7 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
           history: [{ ...userMessage, ...ids }],
           metadata: { turnId: event.turnId },
         };
-        yield { payload: { $case: 'task', value: task } };
+        yield taskEvent(task);
       }
       const progress = progressOf(event);
       if (progress) {
@@ -163,38 +170,15 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
       });
       return;
     }
-    if (result.status === 'completed') {
-      yield {
-        payload: {
-          $case: 'artifactUpdate',
-          value: {
-            ...ids,
-            artifact: answerArtifact(result.reply),
-            append: false,
-            lastChunk: true,
-            metadata: undefined,
-          },
-        },
-      };
-    }
-    yield statusUpdate(ids, statusOf(result));
+    yield* endingEvents(taskOf(result));
   }
 
   async getTask(params: GetTaskRequest, context: ServerCallContext): Promise<Task> {
     try {
-      const { sessionId, turn } = await this.#findTurn(params.id, context);
-      const result: TurnResult = {
-        sessionId,
-        turnId: turn.turnId,
-        status: turn.status,
-        steps: [],
-        reply: isFinished(turn.status) ? await this.#answerOf(sessionId, turn, context) : '',
-        approvals: pendingApprovals(turn),
-      };
-      if (turn.traceId) result.traceId = turn.traceId;
-      if (turn.error) result.error = turn.error;
-      if (turn.status === 'awaiting_approval') result.reply = 'This task awaits approval.';
-      return taskOf(result);
+      const historyLength = checkHistoryLength(params.historyLength);
+      const sessions = sessionsOf(this.#backend, callerOf(context));
+      const { sessionId, turn } = await findTurn(sessions, params.id);
+      return storedTask(sessionId, turn, await turnMessages(sessions, sessionId, turn), historyLength);
     } catch (error) {
       throw a2aErrorOf(error, this.#backend.log);
     }
@@ -202,7 +186,7 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
 
   async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     try {
-      const { sessionId, turn } = await this.#findTurn(params.id, context);
+      const { sessionId, turn } = await findTurn(sessionsOf(this.#backend, callerOf(context)), params.id);
       return taskOf(await this.#backend.cancelTurn({ sessionId, turnId: turn.turnId, ...callerOf(context) }));
     } catch (error) {
       // A2A's own error for a task that already ended (not a malformed request).
@@ -211,16 +195,31 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
     }
   }
 
-  async listTasks(): Promise<ListTasksResponse> {
-    throw new UnsupportedOperationError('Listing tasks is not supported: read a task with GetTask');
+  async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    try {
+      const caller = callerOf(context);
+      // Like `GET /v1/sessions`: listing reads sessions the key did not necessarily open.
+      requireScope(caller.principal, 'sessions:read');
+      return await listTasks(sessionsOf(this.#backend, caller), params);
+    } catch (error) {
+      throw a2aErrorOf(error, this.#backend.log);
+    }
   }
 
-  resubscribe(): AsyncGenerator<StreamResponse, void, undefined> {
-    // Failing on the first pull, as a stream the transport handler reads.
-    return (async function* refuse(): AsyncGenerator<StreamResponse, void, undefined> {
-      yield* [];
-      throw new UnsupportedOperationError('Resubscribing to a task is not supported: read it with GetTask');
-    })();
+  async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    if (this.#subscribers >= MAX_FOLLOWERS)
+      throw new A2AError({ message: 'Too many tasks are followed on this server; retry later' });
+    this.#subscribers += 1;
+    try {
+      yield* subscribeToTask(this.#backend, callerOf(context), params.id, signalOf(context));
+    } catch (error) {
+      throw a2aErrorOf(error, this.#backend.log);
+    } finally {
+      this.#subscribers -= 1;
+    }
   }
 
   async createTaskPushNotificationConfig(): Promise<TaskPushNotificationConfig> {
@@ -266,7 +265,7 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
       );
 
     if (message.taskId) {
-      const { sessionId, turn } = await this.#findTurn(message.taskId, context);
+      const { sessionId, turn } = await findTurn(sessionsOf(this.#backend, caller), message.taskId);
       if (message.contextId && message.contextId !== sessionId)
         throw new RequestMalformedError(`Task ${message.taskId} belongs to another context`);
       if (turn.status !== 'awaiting_approval') {
@@ -314,58 +313,6 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
     }
     throw new RequestMalformedError('No approval decision to apply');
   }
-
-  /** The turn a task id names, in the caller's tenant. */
-  async #findTurn(
-    taskId: string,
-    context: ServerCallContext,
-  ): Promise<{ sessionId: string; turn: TurnRecord }> {
-    const ids = turnOfTaskId(taskId);
-    if (!ids || !SessionIdSchema.safeParse(ids.sessionId).success)
-      throw new TaskNotFoundError(`No task ${taskId}`);
-    const sessions = sessionsOf(this.#backend, callerOf(context));
-    const turn = (await sessions.listTurns(ids.sessionId)).find(
-      (candidate) => candidate.turnId === ids.turnId,
-    );
-    if (!turn) throw new TaskNotFoundError(`No task ${taskId}`);
-    return { sessionId: ids.sessionId, turn };
-  }
-
-  /**
-   * The answer of an ended turn: the last assistant message after its user
-   * message. The last 500 messages hold the user message of any recent turn;
-   * an older task's is found in the whole history.
-   */
-  async #answerOf(sessionId: string, turn: TurnRecord, context: ServerCallContext): Promise<string> {
-    const sessions = sessionsOf(this.#backend, callerOf(context));
-    let messages: MessageItem[] = await sessions.read(sessionId, { limit: RECENT_MESSAGES });
-    let start = messages.findIndex((item) => item.id === turn.userMessageId);
-    if (start === -1 && messages.length === RECENT_MESSAGES) {
-      messages = await sessions.read(sessionId);
-      start = messages.findIndex((item) => item.id === turn.userMessageId);
-    }
-    // Not in the history (the turn was cut short before it was stored): no answer, rather than another turn's.
-    if (start === -1) return '';
-    let answer = '';
-    for (const item of messages.slice(start + 1)) {
-      if (item.role === 'user') break;
-      if (item.role === 'assistant') answer = item.content;
-    }
-    return answer;
-  }
-}
-
-/** How many of a session's last messages `GetTask` reads first to find a task's answer. */
-const RECENT_MESSAGES = 500;
-
-/** The sessions a caller may read: its tenant's, or, for a user-bound key, its user's. */
-function sessionsOf(backend: ServerBackend, caller: Caller) {
-  return backend.sessionsOf(caller.tenantId, caller.principal?.userId);
-}
-
-/** The caller the route stored on the call context. */
-function callerOf(context: ServerCallContext): Caller {
-  return (context.state.get(CALLER_KEY) as Caller | undefined) ?? { requestId: createSecretId('req') };
 }
 
 function parseContextId(contextId: string): string {
@@ -378,20 +325,4 @@ function parseContextId(contextId: string): string {
 /** The client's message as the task's history keeps it: on the task, in its context. */
 function withTask(message: Message, result: TurnResult): Message {
   return { ...message, taskId: taskIdOf(result.sessionId, result.turnId), contextId: result.sessionId };
-}
-
-function statusUpdate(ids: { taskId: string; contextId: string }, status: TaskStatus): StreamResponse {
-  return { payload: { $case: 'statusUpdate', value: { ...ids, status, metadata: undefined } } };
-}
-
-/** The progress a client sees while the turn works: each agent call as it starts and ends. */
-function progressOf(event: TurnEvent): { text: string; metadata: Record<string, unknown> } | undefined {
-  if (event.type === 'agent-start')
-    return { text: `Asking the ${event.agent} agent`, metadata: { event: event.type, agent: event.agent } };
-  if (event.type === 'agent-end')
-    return {
-      text: `The ${event.agent} agent ${event.status === 'ok' ? 'answered' : 'failed'}`,
-      metadata: { event: event.type, agent: event.agent, status: event.status },
-    };
-  return undefined;
 }

@@ -6,6 +6,8 @@
  */
 import type { JsonBoundsProblem } from './json-bounds.js';
 
+/** JSON-RPC's "Parse error": the body is not JSON. */
+export const JSON_RPC_PARSE_ERROR = -32700;
 /** JSON-RPC's "Invalid Request": the request is not one the server takes. */
 export const JSON_RPC_INVALID_REQUEST = -32600;
 /** JSON-RPC's "Invalid params": the method's parameters are out of bounds. */

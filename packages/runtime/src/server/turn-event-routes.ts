@@ -1,50 +1,20 @@
-import { createId, NotFoundError } from '@switchboard/core';
+import { NotFoundError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
-import { type SSEStreamingApi, streamSSE } from 'hono/streaming';
+import { streamSSE } from 'hono/streaming';
 import { requireScope } from '../backend/access-checks.js';
 import type { ServerBackend } from '../backend/server-backend.js';
-import type { TurnEvent, TurnEventBody } from '../engine/events.js';
-import type { SessionStore } from '../stores/session-store.js';
-import type { TurnEventLog, TurnLogKey } from '../stores/turn-event-log.js';
+import { findStoredTurn, followTurnEvents, MAX_FOLLOWERS, type TurnFollow } from '../backend/turn-follow.js';
+import type { TurnLogKey } from '../stores/turn-event-log.js';
 import { parseEventId } from '../turns/event-ids.js';
-import type { TurnRecord } from '../turns/turn-record.js';
 import { principalOf } from './access.js';
 import { errorResponse, parseOrThrow } from './http-errors.js';
 import { SessionIdSchema, TurnIdSchema } from './schemas.js';
 
-/** How long a follower waits for a turn's next events before it asks the store whether the turn still runs. */
-const FOLLOW_CHECK_MS = 5_000;
-/** Streams of `GET …/events` a server serves at once (each waits on the log; on Redis, with a connection of its own). */
-export const MAX_FOLLOWERS = 256;
+export { MAX_FOLLOWERS } from '../backend/turn-follow.js';
 
 /** The path a client rejoins a turn's stream at (the `turn-start` event of `/v1/chat` names it). */
 export function turnEventsPath(sessionId: string, turnId: string): string {
   return `/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events`;
-}
-
-async function findTurn(
-  sessions: SessionStore,
-  sessionId: string,
-  turnId: string,
-): Promise<TurnRecord | undefined> {
-  const last = await sessions.lastTurn(sessionId);
-  if (last?.turnId === turnId) return last;
-  return (await sessions.listTurns(sessionId)).find((turn) => turn.turnId === turnId);
-}
-
-/** The end of a turn whose log holds no `turn-end` (lost, or past its retention), from its stored record. */
-function storedEnd(sessionId: string, record: TurnRecord): TurnEventBody {
-  const end: TurnEventBody = {
-    type: 'turn-end',
-    sessionId,
-    turnId: record.turnId,
-    messageId: createId('evt'),
-    status: record.status,
-    endOfMessage: true,
-    endOfDialog: true,
-  };
-  if (record.traceId !== undefined) end.traceId = record.traceId;
-  return end;
 }
 
 /**
@@ -81,7 +51,7 @@ export function mountTurnEvents(
     const log = backend.events;
     if (!log) return errorResponse(c, 404, 'events_not_kept', 'This server keeps no turn events');
     const sessions = backend.sessionsOf(principal?.tenantId, principal?.userId);
-    const record = await findTurn(sessions, sessionId, turnId);
+    const record = await findStoredTurn(sessions, sessionId, turnId);
     if (!record) throw new NotFoundError({ resource: 'Turn', id: turnId });
     const key: TurnLogKey = { tenantId: principal?.tenantId, sessionId, turnId };
     const replay = await log.replay(key, after);
@@ -129,23 +99,24 @@ export function mountTurnEvents(
 /** Writes a turn's logged events, then its live ones, until its next `turn-end` (or the client leaves). */
 function followTurn(
   c: Context,
-  options: {
-    log: TurnEventLog;
-    key: TurnLogKey;
-    sessions: SessionStore;
-    backlog: TurnEvent[];
-    after: string | undefined;
-    /** The event the client rejoined after ended the turn (or its part). */
-    ended: boolean;
-    isClosing: () => boolean;
+  options: Omit<TurnFollow, 'signal'> & {
     /** Called once the stream is over. */
     done: () => void;
   },
 ): Response {
-  const { log, key, sessions, backlog, isClosing } = options;
+  const { done, ...follow } = options;
   return streamSSE(c, async (stream) => {
+    const gone = new AbortController();
+    stream.onAbort(() => gone.abort());
     try {
-      await follow(stream);
+      for await (const event of followTurnEvents({ ...follow, signal: gone.signal })) {
+        const id = 'eventId' in event ? event.eventId : undefined;
+        await stream.writeSSE(
+          id === undefined
+            ? { event: event.type, data: JSON.stringify(event) }
+            : { event: event.type, data: JSON.stringify(event), id },
+        );
+      }
     } catch {
       // The store or the log failed while following: the client rejoins later from the last id it got.
       await stream.writeSSE({
@@ -157,47 +128,7 @@ function followTurn(
         }),
       });
     } finally {
-      options.done();
+      done();
     }
   });
-  async function follow(stream: SSEStreamingApi): Promise<void> {
-    const gone = new AbortController();
-    stream.onAbort(() => gone.abort());
-    let last = options.after;
-    let ended = options.ended;
-    /**
-     * Writes events; true when the last was a `turn-end` (one inside them, followed by more, ended a part
-     * that paused and was resumed since: the stream goes on).
-     */
-    const write = async (events: readonly (TurnEvent | TurnEventBody)[]) => {
-      for (const event of events) {
-        const id = 'eventId' in event ? event.eventId : undefined;
-        await stream.writeSSE(
-          id === undefined
-            ? { event: event.type, data: JSON.stringify(event) }
-            : { event: event.type, data: JSON.stringify(event), id },
-        );
-        if (id !== undefined) last = id;
-      }
-      return events.at(-1)?.type === 'turn-end';
-    };
-    if (await write(backlog)) return;
-    if (backlog.length > 0) ended = false;
-    while (!gone.signal.aborted && !isClosing()) {
-      const events = await log.waitAfter(key, last, FOLLOW_CHECK_MS, gone.signal);
-      if (events.length > 0) {
-        ended = false;
-        if (await write(events)) return;
-        continue;
-      }
-      if (gone.signal.aborted || isClosing()) return;
-      const record = await findTurn(sessions, key.sessionId, key.turnId);
-      if (record?.status === 'running') continue;
-      // Not running here or anywhere: whatever was logged in between comes first, then the stored end.
-      const tail = await log.replay(key, last);
-      if (tail.kind === 'events' && (await write(tail.events))) return;
-      if (!ended && record) await write([storedEnd(key.sessionId, record)]);
-      return;
-    }
-  }
 }
