@@ -98,7 +98,10 @@ export const BUILT_IN_PROFILES: Readonly<Record<'conservative' | 'exploratory' |
  * new App({ name: 'desk', agents, profiles: { seed: SEED_PROFILE }, profile: 'seed' });
  * ```
  */
-export const SEED_PROFILE: Readonly<StrategyProfile> = Object.freeze({ agentRetries: 3, agentTimeoutMs: 5_000 });
+export const SEED_PROFILE: Readonly<StrategyProfile> = Object.freeze({
+  agentRetries: 3,
+  agentTimeoutMs: 5_000,
+});
 
 /**
  * Switches the turn to another of the app's profiles from its next decision

@@ -97,7 +97,8 @@ export function taskOf(result: TurnResult, history: Message[] = []): Task {
     id: taskIdOf(result.sessionId, result.turnId),
     contextId: result.sessionId,
     status: statusOf(result),
-    artifacts: result.status === 'completed' || result.status === 'limited' ? [answerArtifact(result.reply)] : [],
+    artifacts:
+      result.status === 'completed' || result.status === 'limited' ? [answerArtifact(result.reply)] : [],
     history,
     metadata,
   };

@@ -152,7 +152,11 @@ describe('strategy profiles', () => {
       'I reached the limit of 5 steps, so this may be incomplete. What I have so far:\n\necho: once more',
     );
     const turns = await app.sessions.listTurns(result.sessionId);
-    expect(turns[0]).toMatchObject({ profile: 'conservative', status: 'limited', error: { code: 'max_hops_exceeded' } });
+    expect(turns[0]).toMatchObject({
+      profile: 'conservative',
+      status: 'limited',
+      error: { code: 'max_hops_exceeded' },
+    });
   });
 
   it('refuses a fan-out under conservative with a clear error, and an unknown profile with a 400', async () => {
