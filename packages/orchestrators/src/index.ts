@@ -55,6 +55,7 @@ export {
   bestOf,
   DEFAULT_STRATEGY_MODES,
   fallbackChain,
+  type StrategyAgent,
   type StrategyMode,
   type StrategyOptions,
   StrategyOrchestrator,

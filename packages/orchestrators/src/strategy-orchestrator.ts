@@ -33,6 +33,9 @@ export const DEFAULT_STRATEGY_MODES: Readonly<Record<string, StrategyMode>> = Ob
  */
 export type StrategyUntil = (reply: ToolMessage, conversation: Conversation) => boolean;
 
+/** An agent of a strategy: an `Agent` of the runtime, or its `AgentMeta`. */
+export type StrategyAgent = Pick<AgentMeta, 'name' | 'description' | 'capabilities' | 'keywords'>;
+
 /** Options of {@link fallbackChain} and {@link bestOf}. */
 export interface StrategyOptions {
   /** Default `fallback-chain` or `best-of`. */
@@ -71,7 +74,7 @@ export class StrategyOrchestrator extends AbstractOrchestrator {
 
   constructor(
     mode: StrategyMode,
-    agents: readonly AgentMeta[],
+    agents: readonly StrategyAgent[],
     { name, description, until = SUCCEEDED, judge = 'priority', modes = {} }: StrategyOptions = {},
   ) {
     const label = name ?? (mode === 'best-of' ? 'best-of' : 'fallback-chain');
@@ -244,7 +247,7 @@ export class StrategyOrchestrator extends AbstractOrchestrator {
   }
 }
 
-function metaOf(agent: AgentMeta): AgentMeta {
+function metaOf(agent: StrategyAgent): AgentMeta {
   if (typeof agent !== 'object' || agent === null || typeof agent.name !== 'string')
     throw new ConfigurationError({
       message: 'A strategy takes agents (or their AgentMeta: { name, description })',
@@ -266,7 +269,10 @@ function metaOf(agent: AgentMeta): AgentMeta {
  * app.mount(research); // or nest it: orchestratorAgent({ name: 'research', orchestrator: research, agents: [tool, rag, web], … })
  * ```
  */
-export function fallbackChain(agents: readonly AgentMeta[], options?: StrategyOptions): StrategyOrchestrator {
+export function fallbackChain(
+  agents: readonly StrategyAgent[],
+  options?: StrategyOptions,
+): StrategyOrchestrator {
   return new StrategyOrchestrator('fallback', agents, options);
 }
 
@@ -282,6 +288,6 @@ export function fallbackChain(agents: readonly AgentMeta[], options?: StrategyOp
  * const drafts = bestOf([formal, friendly], { judge: { model: 'gpt-4o-mini', apiKey: process.env.OPENAI_API_KEY } });
  * ```
  */
-export function bestOf(agents: readonly AgentMeta[], options?: StrategyOptions): StrategyOrchestrator {
+export function bestOf(agents: readonly StrategyAgent[], options?: StrategyOptions): StrategyOrchestrator {
   return new StrategyOrchestrator('best-of', agents, options);
 }
