@@ -1,9 +1,9 @@
 import { AbstractOrchestrator, ConfigurationError, type Conversation, useProfile } from '@switchboard/core';
-import { type Agent, App, defineAgent } from '@switchboard/runtime';
+import { type Agent, App, agentMeta, defineAgent, orchestratorAgent } from '@switchboard/runtime';
 import { createScriptedModelServer, recordSpans } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { bestOf, fallbackChain, type StrategyOrchestrator } from '../src/index.js';
+import { bestOf, fallbackChain, KeywordOrchestrator, type StrategyOrchestrator } from '../src/index.js';
 
 const SECRET = 'ECONNREFUSED 10.0.0.7:5432 at Pool.connect (/srv/app/db.js:12:7)';
 
@@ -86,6 +86,35 @@ describe('fallbackChain', () => {
       'Sorry, none of the 2 agents I tried could answer this. Please try again in a moment.',
     );
     expect(broken.runs).toEqual(['a', 'b']);
+  });
+});
+
+describe('nested as one agent', () => {
+  it('runs a chain inside orchestratorAgent: its attempts are the inner steps of the outer call', async () => {
+    const { agents, runs } = team({ tool: null, rag: 'from the docs' });
+    const research = orchestratorAgent({
+      name: 'research',
+      description: 'Finds an answer',
+      keywords: ['rate'],
+      orchestrator: fallbackChain(agents),
+      agents,
+    });
+    const router = new KeywordOrchestrator({
+      name: 'front',
+      agents: [agentMeta(research)],
+      fallbackAgent: 'research',
+    });
+    const app = new App({ name: 'nested', agents: [research], logLevel: 'silent' }).mount(router);
+    apps.push(app);
+    const result = await app.chat({ message: 'the rate?' });
+    expect(result.reply).toBe('from the docs');
+    expect(runs).toEqual(['tool', 'rag']);
+    const inner = result.steps[0]?.calls[0]?.innerSteps ?? [];
+    expect(inner.map((step) => step.calls.map((call) => [call.agent, call.status]))).toEqual([
+      [['tool', 'error']],
+      [['rag', 'ok']],
+      [['route_to_user', undefined]],
+    ]);
   });
 });
 
