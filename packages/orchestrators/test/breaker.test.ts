@@ -10,7 +10,7 @@ import { createRedisStores } from '@switchboard/runtime/redis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { REDIS_URL, useRedis } from '../../runtime/test/support/redis.js';
 import { applyOutcomes, EMPTY_STATE, MAX_BANNED_AGENTS, MAX_TRACKED_AGENTS } from '../src/breaker-state.js';
-import { withBreaker } from '../src/index.js';
+import { fallbackChain, withBreaker } from '../src/index.js';
 
 const redis = useRedis();
 
@@ -93,6 +93,22 @@ describe('withBreaker', () => {
     state.xFails = false;
     expect((await app.chat({ message: '6' })).reply).toBe('x: ok');
     expect((await app.chat({ message: '7' })).reply).toBe('x: ok');
+  });
+
+  it('around a fallback chain: once the flaky agent is banned, the chain goes straight to the next one', async () => {
+    const { list, runs } = agents();
+    const app = new App({ name: 'chain', agents: list, logLevel: 'silent' }).mount(
+      withBreaker(fallbackChain(list), { failures: 1 }),
+    );
+    apps.push(app);
+    expect((await app.chat({ message: '1' })).reply).toBe('y ok');
+    const second = await app.chat({ message: '2' });
+    expect(second.reply).toBe('y ok');
+    expect(runs).toEqual(['x', 'y', 'y']);
+    expect(second.steps[0]).toMatchObject({
+      calls: [{ agent: 'y' }],
+      annotations: { banned: ['x'], attempt: 1, of: 1 },
+    });
   });
 
   it('adds no awaited memory round trip to a turn: with the store’s breaker reads and writes held, turns still end', async () => {
