@@ -75,7 +75,13 @@ export {
   type OrchestratorOptions,
   validateDecision,
 } from './orchestrator.js';
-export { BUILT_IN_PROFILES, type StrategyProfile, type TurnLimits, useProfile } from './profiles.js';
+export {
+  BUILT_IN_PROFILES,
+  SEED_PROFILE,
+  type StrategyProfile,
+  type TurnLimits,
+  useProfile,
+} from './profiles.js';
 export {
   annotateStep,
   discardStreamedAnswer,

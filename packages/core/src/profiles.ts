@@ -12,6 +12,11 @@ export interface TurnLimits {
   readonly maxHops: number;
   /** The whole turn's deadline in milliseconds, from its start; undefined for none. */
   readonly turnTimeoutMs?: number;
+  /**
+   * The deadline of one agent call, in ms, for agents without a `timeoutMs`
+   * of their own; undefined for the app's `agentTimeoutMs` (60 s by default).
+   */
+  readonly agentTimeoutMs?: number;
   /** Further attempts of an agent call that failed with a retryable error (a timeout, a remote 5xx). */
   readonly agentRetries: number;
   /** The wait before the first retry, in ms; it doubles on each further one, up to `retryMaxDelayMs`, with full jitter. */
@@ -81,6 +86,22 @@ export const BUILT_IN_PROFILES: Readonly<Record<'conservative' | 'exploratory' |
     onLimit: 'partial',
   },
 };
+
+/**
+ * The seed design's defaults as a profile: 3 retries of a failed agent call
+ * and 5 s per agent call (the seed allowed 3–5 s per tool; the upper bound,
+ * so a slow but working agent is not cut off), the rest as `fallback`
+ * (10 hops, 2 min per turn, partial answer at a limit). Not built in: add
+ * it under a name of your choice.
+ * @example
+ * ```ts
+ * new App({ name: 'desk', agents, profiles: { seed: SEED_PROFILE }, profile: 'seed' });
+ * ```
+ */
+export const SEED_PROFILE: Readonly<StrategyProfile> = Object.freeze({
+  agentRetries: 3,
+  agentTimeoutMs: 5_000,
+});
 
 /**
  * Switches the turn to another of the app's profiles from its next decision

@@ -81,6 +81,7 @@ const RUNTIME_EXPORTS = [
   'PendingApprovalsLimitError',
   'ROUTE_TO_USER',
   'RequestContext',
+  'SEED_PROFILE',
   'ServerShutdownError',
   'SessionBusyError',
   'StoreUnavailableError',

@@ -1,4 +1,6 @@
 export type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
+export { AgentBannedError, type BreakerOptions, BreakerOrchestrator, withBreaker } from './breaker.js';
+export { MAX_BANNED_AGENTS, MAX_TRACKED_AGENTS } from './breaker-state.js';
 export { type Capability, type ClarifyingQuestionOptions, clarifyingQuestion } from './clarification.js';
 export type { ConsensusJudgeOptions } from './consensus-judge.js';
 export {
@@ -71,6 +73,18 @@ export { SequentialOrchestrator, type SequentialOrchestratorOptions } from './se
 export { StepRefusedError } from './step-refused-error.js';
 export { type StepRulesOptions, StepRulesOrchestrator, withSteps } from './step-rules.js';
 export type { StepCondition, StepPredicate, StepRule, StepRuleState } from './step-rules-config.js';
+export type { BestChoice, CandidateScore, StrategyJudge, StrategyScorer } from './strategy-choice.js';
+export type { StrategyCandidate, StrategyJudgeOptions } from './strategy-judge.js';
+export {
+  bestOf,
+  DEFAULT_STRATEGY_MODES,
+  fallbackChain,
+  type StrategyAgent,
+  type StrategyMode,
+  type StrategyOptions,
+  StrategyOrchestrator,
+  type StrategyUntil,
+} from './strategy-orchestrator.js';
 export { SupervisorOrchestrator, type SupervisorOrchestratorOptions } from './supervisor-orchestrator.js';
 export { MISSING_MARKER } from './supervisor-prompt.js';
 export type { SubGoal } from './supervisor-schema.js';

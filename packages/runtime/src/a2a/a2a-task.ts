@@ -13,6 +13,7 @@ export const TASK_STATE_BY_TURN_STATUS: Readonly<Record<TurnStatus, TaskState>> 
   running: TaskState.TASK_STATE_WORKING,
   awaiting_approval: TaskState.TASK_STATE_INPUT_REQUIRED,
   completed: TaskState.TASK_STATE_COMPLETED,
+  limited: TaskState.TASK_STATE_COMPLETED,
   failed: TaskState.TASK_STATE_FAILED,
   interrupted: TaskState.TASK_STATE_CANCELED,
   blocked: TaskState.TASK_STATE_REJECTED,
@@ -96,7 +97,8 @@ export function taskOf(result: TurnResult, history: Message[] = []): Task {
     id: taskIdOf(result.sessionId, result.turnId),
     contextId: result.sessionId,
     status: statusOf(result),
-    artifacts: result.status === 'completed' ? [answerArtifact(result.reply)] : [],
+    artifacts:
+      result.status === 'completed' || result.status === 'limited' ? [answerArtifact(result.reply)] : [],
     history,
     metadata,
   };

@@ -218,7 +218,7 @@ function runCall(
   fanIn?: FanIn,
 ) {
   const agent = parts.agents.get(call.toolName) as Agent;
-  const timeoutMs = agent.timeoutMs ?? parts.options.agentTimeoutMs;
+  const timeoutMs = agent.timeoutMs ?? turn.limits?.agentTimeoutMs ?? parts.options.agentTimeoutMs;
   const correlationId = turn.steps[turn.steps.length - 1]?.annotations?.correlationId;
   const checks = parts.guards.forAgent('toolOutput', agent.name);
   const { requestContext } = turn.runtime;

@@ -85,11 +85,13 @@ function resolve(name: string, profile: StrategyProfile): TurnLimits {
         message: `Profile '${name}': ${key} must be an integer of at least ${least}, got ${value}`,
       });
   }
-  const { turnTimeoutMs } = profile;
-  if (turnTimeoutMs !== undefined && (!Number.isInteger(turnTimeoutMs) || turnTimeoutMs <= 0))
-    throw new ConfigurationError({
-      message: `Profile '${name}': turnTimeoutMs must be a positive integer of milliseconds, got ${turnTimeoutMs}`,
-    });
+  for (const key of ['turnTimeoutMs', 'agentTimeoutMs'] as const) {
+    const value = profile[key];
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0))
+      throw new ConfigurationError({
+        message: `Profile '${name}': ${key} must be a positive integer of milliseconds, got ${value}`,
+      });
+  }
   if (profile.onLimit !== undefined && profile.onLimit !== 'partial' && profile.onLimit !== 'error')
     throw new ConfigurationError({ message: `Profile '${name}': onLimit must be 'partial' or 'error'` });
   return { ...BUILT_IN_PROFILES.fallback, ...profile, profile: name };

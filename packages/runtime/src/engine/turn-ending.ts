@@ -131,13 +131,14 @@ export function stopped(parts: LoopParts, turn: TurnState): Ending {
 
 /**
  * The end of a turn that hit a limit (its hops, its deadline): with a
- * profile whose `onLimit` is `partial`, the best result it had, with a note;
- * the app's failure message otherwise.
+ * profile whose `onLimit` is `partial`, a `limited` turn answering with the
+ * best result it had, with a note; a `failed` one with the app's failure
+ * message otherwise. The error (its code) says which limit.
  */
 export function limit(parts: LoopParts, turn: TurnState, error: Error): Ending {
   const partial = turn.limits?.onLimit === 'partial';
   return {
-    status: 'failed',
+    status: partial ? 'limited' : 'failed',
     reply: partial ? partialAnswer(turn, error) : parts.options.failureMessage,
     error,
     toolCallId: `limit_${turn.turnId}`,

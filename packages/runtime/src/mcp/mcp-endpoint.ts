@@ -161,7 +161,8 @@ export function createMcpEndpoint(
       turnId: result.turnId,
       status: result.status,
     };
-    const ended = result.status === 'completed' || result.status === 'awaiting_approval';
+    const ended =
+      result.status === 'completed' || result.status === 'limited' || result.status === 'awaiting_approval';
     return {
       content: [
         { type: 'text', text: ended ? result.reply : result.error?.message || result.reply },

@@ -11,6 +11,7 @@ import type { CompletionMessage, FinishReason, SwitchboardExtension } from './op
  * | turn `status`       | `finish_reason`  | content                     | `switchboard`                          |
  * |---------------------|------------------|-----------------------------|----------------------------------------|
  * | `completed`         | `stop`           | the answer                  | `status`, `steps`                      |
+ * | `limited`           | `length`         | the partial answer          | `status`, `steps`, `error`             |
  * | `failed`            | `stop`           | the failure reply           | `status`, `steps`, `error`             |
  * | `interrupted`       | `stop`           | `interruptedMessage`        | `status`, `steps`, `error`             |
  * | `blocked`           | `content_filter` | the refusal                 | `status`, `steps`, `error`             |
@@ -24,6 +25,7 @@ import type { CompletionMessage, FinishReason, SwitchboardExtension } from './op
  */
 export const FINISH_REASON_BY_STATUS: Readonly<Record<TurnStatus, FinishReason>> = {
   completed: 'stop',
+  limited: 'length',
   failed: 'stop',
   interrupted: 'stop',
   blocked: 'content_filter',

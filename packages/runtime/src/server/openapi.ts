@@ -72,7 +72,7 @@ export function buildOpenApiDocument({
     });
   const turnResult = {
     description:
-      'The turn (or its part that ran): `status` is `completed`, `failed`, `interrupted`, `blocked` (a guardrail refused it), or `awaiting_approval` with the pending `approvals`',
+      'The turn (or its part that ran): `status` is `completed`, `limited` (at a profile limit, with a partial answer), `failed`, `interrupted`, `blocked` (a guardrail refused it), or `awaiting_approval` with the pending `approvals`',
     content: { ...json(ChatResponseSchema), 'text/event-stream': {} },
   };
   return {

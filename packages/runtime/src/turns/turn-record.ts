@@ -5,7 +5,7 @@ import type { StepAnnotations, TokenUsage } from '@switchboard/core';
  * updated with every write it makes:
  *
  * ```
- * running ──► awaiting_approval ──► running ──► … ──► completed | failed | interrupted | blocked
+ * running ──► awaiting_approval ──► running ──► … ──► completed | limited | failed | interrupted | blocked
  * ```
  *
  * - `running`: deciding or calling agents (or its replica died: the next
@@ -13,17 +13,28 @@ import type { StepAnnotations, TokenUsage } from '@switchboard/core';
  * - `awaiting_approval`: paused until every pending approval is resolved.
  * - `completed`: the user was answered. `failed`: the turn ended with an
  *   error answer. `interrupted`: cancelled, or superseded by a new message.
- *   `blocked`: a guardrail refused it.
+ *   `blocked`: a guardrail refused it. `limited`: it hit a limit (its
+ *   hops, its deadline) under a profile whose `onLimit` is `partial`, and
+ *   answered with the best partial result it had; `error.code` says which
+ *   limit (`max_hops_exceeded`, `turn_deadline_exceeded`).
  */
-export type TurnStatus = 'running' | 'awaiting_approval' | 'completed' | 'failed' | 'interrupted' | 'blocked';
+export type TurnStatus =
+  | 'running'
+  | 'awaiting_approval'
+  | 'completed'
+  | 'limited'
+  | 'failed'
+  | 'interrupted'
+  | 'blocked';
 
 /** The statuses of a turn that has ended; an ended turn's last message is its answer. */
 export type FinishedTurnStatus = Exclude<TurnStatus, 'running' | 'awaiting_approval'>;
 
 const TRANSITIONS: Readonly<Record<TurnStatus, readonly TurnStatus[]>> = {
-  running: ['running', 'awaiting_approval', 'completed', 'failed', 'interrupted', 'blocked'],
+  running: ['running', 'awaiting_approval', 'completed', 'limited', 'failed', 'interrupted', 'blocked'],
   awaiting_approval: ['awaiting_approval', 'running', 'failed', 'interrupted'],
   completed: [],
+  limited: [],
   failed: [],
   interrupted: [],
   blocked: [],

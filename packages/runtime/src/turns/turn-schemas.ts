@@ -12,6 +12,7 @@ export const TurnStatusSchema = z.enum([
   'running',
   'awaiting_approval',
   'completed',
+  'limited',
   'failed',
   'interrupted',
   'blocked',

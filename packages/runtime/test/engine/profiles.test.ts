@@ -1,10 +1,18 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { currentUserMessage, latestToolResults, routeToUser, toolCall, useProfile } from '@switchboard/core';
+import {
+  currentUserMessage,
+  latestToolResults,
+  routeToUser,
+  SEED_PROFILE,
+  toolCall,
+  useProfile,
+} from '@switchboard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import { remoteAgent } from '../../src/agents/remote-agent.js';
 import type { App } from '../../src/app.js';
+import { Profiles } from '../../src/engine/profiles.js';
 import {
   createApp,
   echoAgent,
@@ -127,7 +135,7 @@ describe('strategy profiles', () => {
     });
     app = created.app;
     const result = await app.chat({ message: 'the forecast' });
-    expect(result.status).toBe('failed');
+    expect(result.status).toBe('limited');
     expect(result.error?.code).toBe('turn_deadline_exceeded');
     expect(result.reply).toBe(
       'I ran out of time after 200 ms, so this may be incomplete. What I have so far:\n\necho: the forecast',
@@ -137,13 +145,18 @@ describe('strategy profiles', () => {
   it('stops at the profile’s hops with the partial result, and the request may pick the profile', async () => {
     app = createApp({ agents: [echoAgent()], handler: loopForever('echo') }).app;
     const result = await app.chat({ message: 'loop', metadata: { profile: 'conservative' } });
+    expect(result.status).toBe('limited');
     expect(result.error?.code).toBe('max_hops_exceeded');
     expect(result.steps.filter((step) => step.kind === 'call')).toHaveLength(5);
     expect(result.reply).toBe(
       'I reached the limit of 5 steps, so this may be incomplete. What I have so far:\n\necho: once more',
     );
     const turns = await app.sessions.listTurns(result.sessionId);
-    expect(turns[0]?.profile).toBe('conservative');
+    expect(turns[0]).toMatchObject({
+      profile: 'conservative',
+      status: 'limited',
+      error: { code: 'max_hops_exceeded' },
+    });
   });
 
   it('refuses a fan-out under conservative with a clear error, and an unknown profile with a 400', async () => {
@@ -206,6 +219,27 @@ describe('strategy profiles', () => {
       kind: 'note',
       label: 'profile',
       annotations: { profile: 'conservative' },
+    });
+  });
+
+  it('gives agents without a timeout of their own the profile’s agentTimeoutMs; the seed profile has 3 retries, 5 s', async () => {
+    const seed = new Profiles({ seed: SEED_PROFILE }).get('seed');
+    expect(seed).toMatchObject({ agentRetries: 3, agentTimeoutMs: 5_000, maxHops: 10, onLimit: 'partial' });
+    expect(() => new Profiles({ bad: { agentTimeoutMs: 0 } })).toThrow(/agentTimeoutMs must be a positive/);
+
+    app = createApp({
+      agents: [hangingAgent('stuck')],
+      handler: relay({ defaultAgent: 'stuck' }),
+      profiles: { brief: { agentTimeoutMs: 50, agentRetries: 0 } },
+      profile: 'brief',
+    }).app;
+    const result = await app.chat({ message: 'wait' });
+    const call = result.steps.find((step) => step.kind === 'call');
+    expect(call?.calls[0]?.agent).toBe('stuck');
+    const stored = await app.sessions.read(result.sessionId);
+    expect(stored.find((message) => message.role === 'tool')).toMatchObject({
+      status: 'error',
+      metadata: { errorCode: 'agent_timeout' },
     });
   });
 });

@@ -331,11 +331,12 @@ describe('the TurnStatus → finish_reason table', () => {
     steps: [],
   });
 
-  it('answers every status with its reply as content, and only a blocked turn as content_filter', () => {
+  it('answers every status with its reply as content, a blocked turn as content_filter, a limited one as length', () => {
+    const special: Partial<Record<TurnStatus, string>> = { blocked: 'content_filter', limited: 'length' };
     for (const status of Object.keys(FINISH_REASON_BY_STATUS) as TurnStatus[]) {
       const completion = chatCompletion(result(status), { model: 'm', created: 0 });
       expect(completion.choices[0]!.message.content).toBe(`reply of a ${status} turn`);
-      expect(completion.choices[0]!.finish_reason).toBe(status === 'blocked' ? 'content_filter' : 'stop');
+      expect(completion.choices[0]!.finish_reason).toBe(special[status] ?? 'stop');
       expect(completion.switchboard.status).toBe(status);
     }
   });
