@@ -110,7 +110,13 @@ class RunningCall {
     const { agent, call, emit, fanIn } = this.options;
     const status = failure ? 'error' : 'ok';
     if (!failure) fanIn?.replied();
-    this.options.metrics?.callEnded(agent.name, status, performance.now() - this.startedAt, failure?.code);
+    // A call its turn's stop (interrupt, cancel, shutdown) ended is counted apart from the agent's own errors.
+    this.options.metrics?.callEnded(
+      agent.name,
+      failure && this.options.control.stopped !== undefined ? 'cancelled' : status,
+      performance.now() - this.startedAt,
+      failure?.code,
+    );
     // The span keeps the error's own text: traces are for operators.
     endAgentSpan(this.span, { status, content: failure ? failure.message : content, error: failure });
     if (this.base) emit?.({ type: 'agent-end', ...this.base, status, content, endOfMessage: true });
