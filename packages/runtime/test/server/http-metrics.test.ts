@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agents/agent.js';
 import type { App } from '../../src/app.js';
-import { createApp, echoAgent, postJson, relay } from '../support/app-fixtures.js';
+import { createApp, echoAgent, failingAgent, postJson, relay } from '../support/app-fixtures.js';
 import { expositionProblems, parseSamples, promtoolCheck, type Sample } from '../support/prometheus-text.js';
 
 /** An agent that runs until its turn is stopped; `running` resolves with the turn's id once it runs. */
@@ -129,5 +130,44 @@ describe('request and interruption metrics', () => {
     ).toEqual(['t{}: buckets not ascending and cumulative']);
     expect(expositionProblems('latency 1\n')).toEqual(['latency: sample before its TYPE']);
     expect(expositionProblems('# TYPE x gauge\nx{a="b} 1\n')).toEqual(['malformed line: x{a="b} 1']);
+  });
+});
+
+describe('deploy/grafana-dashboard.json', () => {
+  it('queries only metrics the server exposes and the README lists', async () => {
+    const root = new URL('../../../../', import.meta.url);
+    const dashboard = JSON.parse(await readFile(new URL('deploy/grafana-dashboard.json', root), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+    };
+    const readme = await readFile(new URL('README.md', root), 'utf8');
+    const queried = new Set(
+      dashboard.panels.flatMap((panel) =>
+        panel.targets.flatMap((target) =>
+          [...target.expr.matchAll(/\b(http_server_\w+|switchboard_\w+)\{/g)].map(
+            (match) => match[1] as string,
+          ),
+        ),
+      ),
+    );
+    expect(queried.size).toBeGreaterThanOrEqual(6);
+    const { app } = createApp({
+      name: 'desk',
+      agents: [echoAgent(), failingAgent()],
+      handler: relay(),
+      metrics: { env: {} },
+    });
+    try {
+      for (const message of ['echo: hi', 'broken: now'])
+        expect((await app.request('/v1/chat', postJson({ message }))).status).toBe(200);
+      const families = new Set(
+        parseSamples(await (await app.request('/metrics')).text()).map((sample) => sample.name),
+      );
+      for (const series of queried) {
+        expect(families, series).toContain(series);
+        expect(readme, series).toContain(`\`${series.replace(/_(bucket|sum|count)$/, '')}\``);
+      }
+    } finally {
+      await app.close();
+    }
   });
 });
