@@ -46,6 +46,8 @@ export interface AgentCallContext {
   fanIn?: FanIn;
   /** The correlation id its step was annotated with, for the agent span. */
   correlationId?: string;
+  /** The user the agent span names, when not the request's (a resumed turn's requester). */
+  traceUserId?: string;
   /**
    * The `toolOutput` guardrails of the call's agent: the reply as they let
    * it through is what is traced, streamed (`agent-end`), stored and seen.
@@ -96,6 +98,7 @@ class RunningCall {
       toolCallId: call.id,
       message: call.message,
       correlationId: options.correlationId,
+      userId: options.traceUserId,
     });
     this.base = emit && {
       sessionId: conversation.sessionId,
