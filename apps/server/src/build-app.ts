@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Orchestrator } from '@switchboard/core';
 import {
   KeywordOrchestrator,
@@ -18,6 +19,9 @@ import { createDemoAgents, type DemoAgentOptions } from './agents/index.js';
 import type { ServerConfig } from './config.js';
 import { DEMO_TASKS } from './demo-tasks.js';
 import { createPatternOrchestrator } from './pattern-orchestrators.js';
+
+/** The demo server's version, from its package.json. */
+const SERVER_VERSION = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
 
 /** The wired server, before it listens. */
 export interface ServerApp {
@@ -103,7 +107,8 @@ export function buildServerApp(
       trustedHosts: config.A2A_TRUSTED_HOSTS,
     },
     mcp: config.MCP,
-    metrics: config.METRICS,
+    // target_info names the service and its version (src/ and dist/ both sit next to package.json).
+    metrics: config.METRICS && { serviceVersion: SERVER_VERSION },
     // With Langfuse tracing on, the console links each turn to its trace.
     console: config.CONSOLE && {
       ...(config.LANGFUSE_PUBLIC_KEY ? { langfuseUrl: config.LANGFUSE_BASE_URL } : {}),

@@ -4,7 +4,7 @@
  * with the agent that must answer it and the answer. Arithmetic, tips,
  * units, the time in cities written in any script, dates, and questions the
  * demo cannot answer, which go to the help agent to say so, rather than to
- * an agent that would guess.
+ * an agent that would guess. A greeting is greeted, with the same list.
  */
 import type { TurnResult } from '@switchboard/runtime';
 import { pino } from 'pino';
@@ -18,6 +18,10 @@ const NOW = new Date('2026-05-05T15:04:00Z');
 /** What the help agent answers to a question no agent here can answer. */
 const CANNOT_ANSWER =
   /^I can't answer that: none of the agents here does\. They can:\n- clock: .+\n- converter: .+\n- calculator: .+$/;
+
+/** What the help agent answers to a greeting: a greeting, then what the agents can do. */
+const GREETED =
+  /^Hello! I can pass your message to one of these agents:\n- clock: .+\n- converter: .+\n- calculator: .+$/;
 
 const REQUESTS: ReadonlyArray<[message: string, agent: string, answer: string | RegExp]> = [
   // Arithmetic, percentages and tips.
@@ -70,6 +74,10 @@ const REQUESTS: ReadonlyArray<[message: string, agent: string, answer: string | 
   ['who wrote Hamlet?', 'help', CANNOT_ANSWER],
   ["what's the weather like in Paris?", 'help', CANNOT_ANSWER],
   ["what's the population of Tokyo?", 'help', CANNOT_ANSWER],
+  // A greeting is greeted, with what the agents can do.
+  ['hi', 'help', GREETED],
+  ['Hello there!', 'help', GREETED],
+  ['good morning', 'help', GREETED],
 ];
 
 describe('the default demo server answers everyday requests', () => {

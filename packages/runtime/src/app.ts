@@ -32,6 +32,7 @@ import {
 import { type SweeperOptions, TurnSweeper } from './engine/turn-sweeper.js';
 import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from './logging/logger.js';
 import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
+import { HttpMetrics } from './metrics/http-metrics.js';
 import { type AppMetrics, appMetrics, type MetricsOptions } from './metrics/prometheus-metrics.js';
 import { isPromiseLike } from './promise-like.js';
 import type { RateLimitOptions } from './server/access.js';
@@ -314,7 +315,7 @@ export class App {
     clientAddressOf(options.rateLimit?.trustedProxies);
     this.logger = resolveLogger(options.logger, options.logLevel);
     const { metrics } = options;
-    this.#metrics = metrics ? appMetrics(metrics === true ? {} : metrics) : undefined;
+    this.#metrics = metrics ? appMetrics(metrics === true ? {} : metrics, { appName: name }) : undefined;
   }
 
   /** The metadata of every hosted agent, as given to an orchestrator class. */
@@ -349,6 +350,8 @@ export class App {
     const { memory, sessions } = this;
     this.#orchestrator = instance;
     const meter = this.#metrics?.meter ?? otelMetrics.getMeter(METER_NAME);
+    // No meter provider anywhere: nothing would be recorded, so neither the turn nor the request path records.
+    const recording = meter !== createNoopMeter();
     this.#engine = new TurnEngine(
       {
         orchestrator: instance,
@@ -357,11 +360,9 @@ export class App {
         memory,
         signal: this.#shutdown.signal,
         logger: this.logger,
-        // No meter provider anywhere: nothing would be recorded, so the turn path records nothing.
-        metrics:
-          meter === createNoopMeter()
-            ? undefined
-            : new EngineMetrics(meter, { app: this.name, orchestrator: instance.name }),
+        metrics: recording
+          ? new EngineMetrics(meter, { app: this.name, orchestrator: instance.name })
+          : undefined,
         naming: new TraceNaming(this.name, instance.name, this.#options.traceTags),
         eventLog: this.events,
       },
@@ -392,6 +393,7 @@ export class App {
         logger: this.logger,
         cors: this.#options.cors,
         metrics: this.#metrics,
+        httpMetrics: recording ? new HttpMetrics(meter) : undefined,
       },
       this.#options,
     );

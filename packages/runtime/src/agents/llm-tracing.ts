@@ -1,6 +1,7 @@
 import type { Context, Span } from '@opentelemetry/api';
 import type { TokenUsage } from '@switchboard/core';
 import { recordError, setSessionAttributes } from '../tracing/span-attributes.js';
+import { spanTime } from '../tracing/span-clock.js';
 import { startChildSpan } from '../tracing/spans.js';
 
 export type { TokenUsage };
@@ -86,7 +87,7 @@ export function endGeneration(
     if (finishReason) span.setAttribute('gen_ai.response.finish_reasons', [finishReason]);
     if (error !== undefined) recordError(span, error);
   }
-  span.end();
+  span.end(spanTime());
 }
 
 /**
@@ -127,5 +128,5 @@ export function endToolSpan(span: Span, { output, error }: { output: string; err
     span.setAttribute('langfuse.observation.output', JSON.stringify(output));
     if (error !== undefined) recordError(span, error);
   }
-  span.end();
+  span.end(spanTime());
 }

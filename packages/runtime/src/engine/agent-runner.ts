@@ -46,6 +46,8 @@ export interface AgentCallContext {
   fanIn?: FanIn;
   /** The correlation id its step was annotated with, for the agent span. */
   correlationId?: string;
+  /** The user the agent span names, when not the request's (a resumed turn's requester). */
+  traceUserId?: string;
   /**
    * The `toolOutput` guardrails of the call's agent: the reply as they let
    * it through is what is traced, streamed (`agent-end`), stored and seen.
@@ -96,6 +98,7 @@ class RunningCall {
       toolCallId: call.id,
       message: call.message,
       correlationId: options.correlationId,
+      userId: options.traceUserId,
     });
     this.base = emit && {
       sessionId: conversation.sessionId,
@@ -110,7 +113,13 @@ class RunningCall {
     const { agent, call, emit, fanIn } = this.options;
     const status = failure ? 'error' : 'ok';
     if (!failure) fanIn?.replied();
-    this.options.metrics?.callEnded(agent.name, status, performance.now() - this.startedAt, failure?.code);
+    // A call its turn's stop (interrupt, cancel, shutdown) ended is counted apart from the agent's own errors.
+    this.options.metrics?.callEnded(
+      agent.name,
+      failure && this.options.control.stopped !== undefined ? 'cancelled' : status,
+      performance.now() - this.startedAt,
+      failure?.code,
+    );
     // The span keeps the error's own text: traces are for operators.
     endAgentSpan(this.span, { status, content: failure ? failure.message : content, error: failure });
     if (this.base) emit?.({ type: 'agent-end', ...this.base, status, content, endOfMessage: true });

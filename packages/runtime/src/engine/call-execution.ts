@@ -208,6 +208,15 @@ function* runConcurrently(
   }
 }
 
+/**
+ * The user a turn's spans name when it is not the current request's: a part
+ * resumed by someone else (an approver) stays the requester's in the trace.
+ */
+export function traceUserOf(turn: TurnState): string | undefined {
+  const { userId } = turn;
+  return userId !== undefined && userId !== turn.runtime.requestContext.userId ? userId : undefined;
+}
+
 function runCall(
   parts: LoopParts,
   turn: TurnState,
@@ -233,6 +242,7 @@ function runCall(
           }
         : undefined,
     correlationId,
+    traceUserId: traceUserOf(turn),
     checkReply:
       checks.length === 0
         ? undefined

@@ -14,7 +14,7 @@ import {
 } from '@switchboard/core';
 import { isPromiseLike } from '../promise-like.js';
 import type { RouteStep } from '../turns/turn-record.js';
-import { runCalls } from './call-execution.js';
+import { runCalls, traceUserOf } from './call-execution.js';
 import {
   answerOrPause,
   applyRules,
@@ -173,6 +173,12 @@ export class TurnLoop implements LoopHost<TurnState> {
     this.candidates = parts.orchestrator.agents.map((agent) => agent.name);
     this.exposeErrorDetails = parts.options.exposeErrorDetails;
     if (parts.guards.checksToolInput) this.checkCalls = (turn, decision) => checkCalls(parts, turn, decision);
+  }
+
+  /** A part resumed by another user (an approver) keeps the requester as its decisions' user. */
+  owner(turn: TurnState): { sessionId: string; userId?: string } | undefined {
+    const userId = traceUserOf(turn);
+    return userId === undefined ? undefined : { sessionId: turn.sessionId, userId };
   }
 
   /** Runs the turn from where it stands to its end or its next pause, and stores how it ended. */

@@ -1,6 +1,7 @@
 import { type Context, context as otelContext, type Span } from '@opentelemetry/api';
 import { createId, type Decision } from '@switchboard/core';
 import { failedTurn, logTurnFailure } from '../logging/turn-failure.js';
+import { spanTime } from '../tracing/span-clock.js';
 import {
   endDecisionSpan,
   endTurnSpan,
@@ -46,7 +47,8 @@ export function startPart(
       : (turn.runtime.trace?.name ?? naming.nameFor(turn.runtime.entryPoint ?? 'app.chat()')),
     sessionId: turn.sessionId,
     turnId: turn.turnId,
-    userId: requestContext.userId,
+    // The requester's turn, also in a part an approver resumed: the approver is an attribute of the decision.
+    userId: turn.userId ?? requestContext.userId,
     input: turn.userText,
     links: turn.traces,
     resumed,
@@ -85,7 +87,7 @@ export function endPart(parts: LoopParts, turn: TurnState, outcome: TurnSpanOutc
 
 /** Ends the span of a part that never ran (its request was a retry of a turn that did). */
 export function dropPart(turn: TurnState): void {
-  turn.span?.end();
+  turn.span?.end(spanTime());
 }
 
 /**
@@ -150,7 +152,7 @@ export function decided(
 
 /** Ends a decision's span, once its calls are done. */
 export function endDecision(decisionSpan: Span): void {
-  decisionSpan.end();
+  decisionSpan.end(spanTime());
 }
 
 /** Marks the turn's span with a periodic review's verdict. */

@@ -5,6 +5,8 @@ export const METER_NAME = 'switchboard';
 
 /** Latency buckets in seconds: from a synchronous agent to a long multi-agent turn. */
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/** The error codes of a call stopped from outside rather than failed by its agent. */
+const STOPPED_CODES = new Set(['turn_interrupted', 'server_shutdown', 'agent_stopped']);
 const DECISION_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30];
 
 /**
@@ -43,12 +45,13 @@ export class EngineMetrics {
       advice: { explicitBucketBoundaries: DECISION_BUCKETS },
     });
     this.#agentDuration = meter.createHistogram('switchboard.agent.duration', {
-      description: 'Time an agent call took (retries included), by agent and status',
+      description: 'Time an agent call took (retries included), by agent and status (ok, error, cancelled)',
       unit: 's',
       advice: { explicitBucketBoundaries: SECONDS_BUCKETS },
     });
     this.#agentErrors = meter.createCounter('switchboard.agent.errors', {
-      description: 'Agent calls that failed, by agent and error code',
+      description:
+        'Agent calls that failed, by agent and error code (calls stopped by an interrupt are not errors)',
       unit: '{call}',
     });
     this.#leases = meter.createObservableGauge('switchboard.leases.held', {
@@ -71,11 +74,21 @@ export class EngineMetrics {
     this.#decisions.record(decisions, attributes);
   }
 
-  /** Records an agent call that ended after `durationMs`; a failure counts its error code. */
-  callEnded(agent: string, status: 'ok' | 'error', durationMs: number, errorCode?: string): void {
+  /**
+   * Records an agent call that ended after `durationMs`; a failure counts its
+   * error code. A call stopped from outside (its turn interrupted or
+   * cancelled, the server shutting down) is status `cancelled` and no agent error.
+   */
+  callEnded(
+    agent: string,
+    outcome: 'ok' | 'error' | 'cancelled',
+    durationMs: number,
+    errorCode?: string,
+  ): void {
+    const status = errorCode !== undefined && STOPPED_CODES.has(errorCode) ? 'cancelled' : outcome;
     const attributes = this.#cached(`${status}\n${agent}`, () => ({ ...this.#base, agent, status }));
     this.#agentDuration.record(durationMs / 1000, attributes);
-    if (errorCode === undefined) return;
+    if (errorCode === undefined || status === 'cancelled') return;
     const errors = this.#cached(`error.code\n${agent}\n${errorCode}`, () => ({
       ...this.#base,
       agent,

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Meter } from '@opentelemetry/api';
+import type { ResourceMetrics } from '@opentelemetry/sdk-metrics';
 import { ConfigurationError } from '@switchboard/core';
 import type { Hono } from 'hono';
 import { METER_NAME } from './engine-metrics.js';
@@ -7,6 +8,7 @@ import { METER_NAME } from './engine-metrics.js';
 type PrometheusPackage = typeof import('@opentelemetry/exporter-prometheus');
 type SdkMetricsPackage = typeof import('@opentelemetry/sdk-metrics');
 type OtlpMetricsPackage = typeof import('@opentelemetry/exporter-metrics-otlp-http');
+type ResourcesPackage = typeof import('@opentelemetry/resources');
 
 /**
  * Where an app's metrics go: served in the Prometheus text format on the
@@ -39,6 +41,10 @@ export interface MetricsOptions {
   otlp?: boolean | OtlpMetricsOptions;
   /** Where the variables are read (default `process.env`). */
   env?: Record<string, string | undefined>;
+  /** `service.name` of the metrics' resource (`target_info`): default `OTEL_SERVICE_NAME`, then the app's name. */
+  serviceName?: string;
+  /** `service.version` of the metrics' resource, e.g. your package's version (default none). */
+  serviceVersion?: string;
 }
 
 /** Options of the OTLP metrics push. */
@@ -96,16 +102,31 @@ function required<T>(load: (specifier: string) => unknown, specifier: string, in
   }
 }
 
+/** How {@link appMetrics} finds its packages and names its service. */
+export interface AppMetricsContext {
+  /** The default `service.name` (default `switchboard`). */
+  appName?: string;
+  /** Finds a package (Node's own `require` by default). */
+  load?: (specifier: string) => unknown;
+}
+
 /**
  * Makes an app's meter provider: a Prometheus reader that serializes on
- * request, and a periodic OTLP push when configured. `load` finds a package
- * (Node's own `require` by default).
+ * request, and a periodic OTLP push when configured, under a resource that
+ * names the service (so `target_info` never says `unknown_service:node`).
  *
  * @throws ConfigurationError when a package is missing, the path is not absolute, or OTLP is asked for without a URL.
  */
 export function appMetrics(
-  { path = '/metrics', prometheus: servePrometheus = true, otlp, env = process.env }: MetricsOptions = {},
-  load: (specifier: string) => unknown = createRequire(import.meta.url),
+  {
+    path = '/metrics',
+    prometheus: servePrometheus = true,
+    otlp,
+    env = process.env,
+    serviceName,
+    serviceVersion,
+  }: MetricsOptions = {},
+  { appName = 'switchboard', load = createRequire(import.meta.url) }: AppMetricsContext = {},
 ): AppMetrics {
   if (servePrometheus && (!path.startsWith('/') || path.startsWith('/v1/') || path === '/v1')) {
     throw new ConfigurationError({
@@ -126,7 +147,7 @@ export function appMetrics(
     const reader = new prometheus.PrometheusExporter({ preventServerStart: true });
     const serializer = new prometheus.PrometheusSerializer();
     readers.push(reader);
-    scrape = async () => serializer.serialize((await reader.collect()).resourceMetrics);
+    scrape = async () => serializer.serialize(withUnitSuffixes((await reader.collect()).resourceMetrics));
   }
   if (otlpUrl !== undefined) {
     const { OTLPMetricExporter } = required<OtlpMetricsPackage>(
@@ -147,7 +168,17 @@ export function appMetrics(
       }),
     );
   }
-  const provider = new sdk.MeterProvider({ readers });
+  const resources = required<ResourcesPackage>(
+    load,
+    '@opentelemetry/resources',
+    '@opentelemetry/resources@2',
+  );
+  const service: Record<string, string> = {
+    'service.name': serviceName ?? (env.OTEL_SERVICE_NAME || appName),
+  };
+  if (serviceVersion !== undefined) service['service.version'] = serviceVersion;
+  const resource = resources.defaultResource().merge(resources.resourceFromAttributes(service));
+  const provider = new sdk.MeterProvider({ readers, resource });
   let stopping: Promise<void> | undefined;
   return {
     path: servePrometheus ? path : undefined,
@@ -157,6 +188,27 @@ export function appMetrics(
       stopping ??= provider.shutdown();
       return stopping;
     },
+  };
+}
+
+/**
+ * The metrics with their unit in their Prometheus names, as OpenTelemetry's
+ * Prometheus compatibility rules ask and the exporter does not do:
+ * `http.server.request.duration` (unit `s`) is served as
+ * `http_server_request_duration_seconds`. The OTLP push keeps the
+ * OpenTelemetry names. Done at scrape time, so recording pays nothing.
+ */
+function withUnitSuffixes(resourceMetrics: ResourceMetrics): ResourceMetrics {
+  return {
+    ...resourceMetrics,
+    scopeMetrics: resourceMetrics.scopeMetrics.map((scope) => ({
+      ...scope,
+      metrics: scope.metrics.map((metric) => {
+        const { descriptor } = metric;
+        if (descriptor.unit !== 's' || descriptor.name.endsWith('seconds')) return metric;
+        return { ...metric, descriptor: { ...descriptor, name: `${descriptor.name}_seconds` } };
+      }),
+    })),
   };
 }
 

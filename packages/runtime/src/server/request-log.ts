@@ -2,6 +2,7 @@ import { createId } from '@switchboard/core';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { Logger } from '../logging/logger.js';
+import type { HttpMetrics } from '../metrics/http-metrics.js';
 import { principalOf } from './access.js';
 
 /** What a request's line says beyond what the middleware sees itself. */
@@ -113,8 +114,16 @@ function routeOf(c: Context): string | null {
   return path === '/*' || path === '*' || path === '' ? null : path;
 }
 
-function writeLine(c: Context, notes: RequestNotes, startedAt: number): void {
+function writeLine(
+  c: Context,
+  notes: RequestNotes,
+  startedAt: number,
+  metrics: HttpMetrics | undefined,
+): void {
   const status = c.res.status;
+  const durationMs = performance.now() - startedAt;
+  const route = routeOf(c);
+  metrics?.requestEnded(c.req.method, route, status, durationMs / 1000);
   const level = status >= 500 ? 'error' : 'info';
   if (notes.logger.isLevelEnabled?.(level) === false) return;
   const principal = principalOf(c);
@@ -122,9 +131,9 @@ function writeLine(c: Context, notes: RequestNotes, startedAt: number): void {
   const sessionId = notes.sessionId ?? (status === 400 ? undefined : (c.req.param('id') ?? sessionHeader(c)));
   const line: Record<string, unknown> = {
     method: c.req.method,
-    route: routeOf(c),
+    route,
     status,
-    durationMs: Math.round((performance.now() - startedAt) * 100) / 100,
+    durationMs: Math.round(durationMs * 100) / 100,
     requestId: notes.requestId,
   };
   if (sessionId !== undefined) line.sessionId = sessionId;
@@ -147,8 +156,10 @@ function sessionHeader(c: Context): string | undefined {
  * echoed in `x-request-id` on every response. Registered first, so that it
  * sees every answer, refusals by auth and CORS preflights included. Never
  * logs headers or bodies: an `Authorization` key cannot reach a line.
+ * With `metrics`, the same timing is recorded as the request's duration, so
+ * that no second middleware times requests.
  */
-export function requestLog(logger: Logger): MiddlewareHandler {
+export function requestLog(logger: Logger, metrics?: HttpMetrics): MiddlewareHandler {
   return async (c, next) => {
     const startedAt = performance.now();
     const notes: RequestNotes = { logger, requestId: acceptRequestId(c.req.header('x-request-id')) };
@@ -160,7 +171,7 @@ export function requestLog(logger: Logger): MiddlewareHandler {
     if (typeof outgoing?.setHeader === 'function') outgoing.setHeader('x-request-id', notes.requestId);
     else c.header('x-request-id', notes.requestId);
     await next();
-    if (notes.held) notes.write = () => writeLine(c, notes, startedAt);
-    else writeLine(c, notes, startedAt);
+    if (notes.held) notes.write = () => writeLine(c, notes, startedAt, metrics);
+    else writeLine(c, notes, startedAt, metrics);
   };
 }

@@ -13,6 +13,7 @@ import type { ApproversPolicy } from '../backend/approvers.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, TurnRequest } from '../engine/turn-engine.js';
+import type { HttpMetrics } from '../metrics/http-metrics.js';
 import { type AppMetrics, mountMetrics } from '../metrics/prometheus-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
@@ -47,6 +48,8 @@ export interface HttpBackend extends ServerBackend {
   cors?: CorsOptions;
   /** The app's metrics, served in the Prometheus text format (off without it). */
   metrics?: AppMetrics;
+  /** Where each request's duration is recorded (off without it). */
+  httpMetrics?: HttpMetrics;
   /** Who may decide approvals, with auth (see {@link ApproversPolicy}). */
   approvers?: ApproversPolicy;
 }
@@ -127,7 +130,7 @@ export function createRoutes(
       : handleError(error, c, backend.log, exposeErrorDetails),
   );
   // First, so that every answer is logged and carries x-request-id; CORS before auth, as preflights carry no key.
-  app.use('*', requestLog(backend.logger));
+  app.use('*', requestLog(backend.logger, backend.httpMetrics));
   // Only on the routes that answer in another protocol's shape: every other request skips a middleware layer.
   const shapes = protocolErrorShapes(jsonRpcPathsOf(a2a, mcp));
   for (const path of [...jsonRpcPathsOf(a2a, mcp), ...OPENAI_PATHS]) app.use(path, shapes);

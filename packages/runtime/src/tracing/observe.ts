@@ -7,6 +7,7 @@ import {
   setSessionAttributes,
   toJson,
 } from './span-attributes.js';
+import { spanTime } from './span-clock.js';
 import { TRACER_NAME } from './spans.js';
 
 /** The instrumentation scope of spans created by {@link observe}. */
@@ -45,7 +46,7 @@ function finish(span: Span, value: unknown, captureOutput: boolean): void {
     const output = toJson(value);
     if (output !== undefined) span.setAttribute(SpanAttribute.observationOutput, output);
   }
-  span.end();
+  span.end(spanTime());
 }
 
 function runObserved(
@@ -56,11 +57,11 @@ function runObserved(
 ): unknown {
   const { captureInput = true, captureOutput = true, type = 'span' } = options;
   const parent = context.active();
-  const span = trace.getTracer(OBSERVE_TRACER_NAME).startSpan(name, undefined, parent);
+  const span = trace.getTracer(OBSERVE_TRACER_NAME).startSpan(name, { startTime: spanTime() }, parent);
   if (!span.isRecording()) {
     // No provider: skip the context switch. A sampled-out span still becomes the parent, as OTel expects.
     if (!isSpanContextValid(span.spanContext())) return invoke();
-    span.end();
+    span.end(spanTime());
     return context.with(trace.setSpan(parent, span), invoke);
   }
   setSessionAttributes(span);
@@ -74,7 +75,7 @@ function runObserved(
     result = context.with(trace.setSpan(parent, span), invoke);
   } catch (error) {
     recordError(span, error);
-    span.end();
+    span.end(spanTime());
     throw error;
   }
   if (!isPromiseLike(result)) {
@@ -88,7 +89,7 @@ function runObserved(
     },
     (error: unknown) => {
       recordError(span, error);
-      span.end();
+      span.end(spanTime());
       throw error;
     },
   );

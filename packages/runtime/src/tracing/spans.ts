@@ -13,6 +13,7 @@ import { type Decision, isErrorMessage, ROUTE_TO_USER, type StepAnnotations } fr
 import type { RouteStep } from '../stores/session-store.js';
 import { type CallSummary, candidateRecord, decisionInput, decisionOutput } from './decision-json.js';
 import { plainJson, recordError, SpanAttribute, setSessionAttributes } from './span-attributes.js';
+import { spanTime } from './span-clock.js';
 
 /** The instrumentation scope of every span Switchboard creates (the turn, its decisions and agent calls). */
 export const TRACER_NAME = 'switchboard';
@@ -51,7 +52,7 @@ export function startChildSpan(name: string, parent: Context): Span {
     isSpanContextValid(parentSpan.spanContext())
   )
     return parentSpan;
-  return switchboardTracer().startSpan(name, undefined, parent);
+  return switchboardTracer().startSpan(name, { startTime: spanTime() }, parent);
 }
 
 /** What the engine knows when a turn starts. */
@@ -102,7 +103,11 @@ export function startTurnSpan(info: TurnSpanInfo): Span {
       })),
     ];
   }
-  const span = switchboardTracer().startSpan(info.orchestrator, { root: true, links }, active);
+  const span = switchboardTracer().startSpan(
+    info.orchestrator,
+    { root: true, links, startTime: spanTime() },
+    active,
+  );
   if (span.isRecording()) {
     // One `setAttribute` per key: an object spread here costs more than the span itself.
     const input = plainJson(info.input);
@@ -152,7 +157,7 @@ export function endTurnSpan(span: Span, outcome: TurnSpanOutcome): void {
     if (outcome.tags) span.setAttribute(SpanAttribute.traceTags, outcome.tags as string[]);
     if (outcome.error) recordError(span, outcome.error);
   }
-  span.end();
+  span.end(spanTime());
 }
 
 /** What the engine knows when it asks the orchestrator for a decision. */
@@ -268,7 +273,7 @@ export function endDecisionSpan(
       span.setAttribute(SpanAttribute.observationOutput, decisionOutput(kind, calls));
     }
   }
-  if (end) span.end();
+  if (end) span.end(spanTime());
 }
 
 /** What the engine knows when it calls an agent. */
@@ -323,7 +328,7 @@ export function endAgentSpan(span: Span, result: AgentSpanResult): void {
       }
     }
   }
-  span.end();
+  span.end(spanTime());
 }
 
 /** The trace id of a span, or undefined when tracing is off or the trace is not sampled (so never exported). */

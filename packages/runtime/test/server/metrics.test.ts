@@ -8,6 +8,7 @@ import type { App } from '../../src/app.js';
 import { appMetrics } from '../../src/metrics/prometheus-metrics.js';
 import { apiKeys } from '../../src/server/auth.js';
 import { createApp, echoAgent, failingAgent, postJson, relay } from '../support/app-fixtures.js';
+import { parseSamples, type Sample } from '../support/prometheus-text.js';
 
 const KEY = 'sk-scraper-0123456789abcdef0123456789abcdef';
 
@@ -31,26 +32,6 @@ const relayOrCrash = () => {
     return next(conversation);
   };
 };
-
-/** One sample of the Prometheus text format. */
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-function parseSamples(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)/.exec(line);
-    if (!match) continue;
-    const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
-      labels[key as string] = value as string;
-    samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
 
 /** The value of the one sample named `name` whose labels include `labels`. */
 function sampleValue(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number {
@@ -90,18 +71,20 @@ describe('GET /metrics', () => {
     const app_ = { app: 'desk', orchestrator: 'scripted' };
     expect(sampleValue(samples, 'switchboard_turns_total', { ...app_, status: 'completed' })).toBe(3);
     expect(sampleValue(samples, 'switchboard_turns_total', { ...app_, status: 'failed' })).toBe(1);
-    expect(sampleValue(samples, 'switchboard_turn_duration_count', { status: 'completed' })).toBe(3);
-    expect(sampleValue(samples, 'switchboard_turn_duration_count', { status: 'failed' })).toBe(1);
+    expect(sampleValue(samples, 'switchboard_turn_duration_seconds_count', { status: 'completed' })).toBe(3);
+    expect(sampleValue(samples, 'switchboard_turn_duration_seconds_count', { status: 'failed' })).toBe(1);
     // Every turn ends within the largest bucket.
     expect(
-      sampleValue(samples, 'switchboard_turn_duration_bucket', { status: 'completed', le: '+Inf' }),
+      sampleValue(samples, 'switchboard_turn_duration_seconds_bucket', { status: 'completed', le: '+Inf' }),
     ).toBe(3);
     // A relayed turn decides twice (call the agent, answer); the crashed one once.
     expect(sampleValue(samples, 'switchboard_turn_decisions_sum', { status: 'completed' })).toBe(6);
     expect(sampleValue(samples, 'switchboard_turn_decisions_sum', { status: 'failed' })).toBe(1);
-    expect(sampleValue(samples, 'switchboard_agent_duration_count', { agent: 'echo', status: 'ok' })).toBe(2);
     expect(
-      sampleValue(samples, 'switchboard_agent_duration_count', { agent: 'broken', status: 'error' }),
+      sampleValue(samples, 'switchboard_agent_duration_seconds_count', { agent: 'echo', status: 'ok' }),
+    ).toBe(2);
+    expect(
+      sampleValue(samples, 'switchboard_agent_duration_seconds_count', { agent: 'broken', status: 'error' }),
     ).toBe(1);
     expect(
       sampleValue(samples, 'switchboard_agent_errors_total', { agent: 'broken', error_code: 'agent_error' }),
@@ -116,6 +99,7 @@ describe('GET /metrics', () => {
     // Only low-cardinality labels: no session, turn or user ids.
     const labels = new Set(samples.flatMap((sample) => Object.keys(sample.labels)));
     const allowed = ['app', 'orchestrator', 'status', 'agent', 'error_code', 'le', 'otel_scope_name'];
+    allowed.push('http_route', 'http_request_method', 'http_response_status_code');
     expect(
       [...labels].filter((label) => !allowed.includes(label) && !/^(service|telemetry)_/.test(label)),
     ).toEqual([]);
@@ -145,7 +129,7 @@ describe('GET /metrics', () => {
     expect(done.status).toBe('completed');
     samples = parseSamples(await scrape(app));
     expect(sampleValue(samples, 'switchboard_turns_total', { status: 'completed' })).toBe(1);
-    expect(sampleValue(samples, 'switchboard_turn_duration_count', { status: 'completed' })).toBe(1);
+    expect(sampleValue(samples, 'switchboard_turn_duration_seconds_count', { status: 'completed' })).toBe(1);
   });
 
   it('counts the leases held while a turn runs', async () => {
@@ -201,6 +185,7 @@ describe('GET /metrics', () => {
       const { resourceMetrics } = await reader.collect();
       const samples = parseSamples(new PrometheusSerializer().serialize(resourceMetrics));
       expect(sampleValue(samples, 'switchboard_turns_total', { status: 'completed' })).toBe(2);
+      // The global provider's own exporter: OpenTelemetry's names, without the unit suffix.
       expect(sampleValue(samples, 'switchboard_agent_duration_count', { agent: 'echo' })).toBe(2);
     } finally {
       metrics.disable();
@@ -218,8 +203,8 @@ describe('GET /metrics', () => {
     const missing = () => {
       throw new Error('Cannot find module');
     };
-    expect(() => appMetrics({}, missing)).toThrow(ConfigurationError);
-    expect(() => appMetrics({}, missing)).toThrow(/needs the @opentelemetry\/sdk-metrics package/);
+    expect(() => appMetrics({}, { load: missing })).toThrow(ConfigurationError);
+    expect(() => appMetrics({}, { load: missing })).toThrow(/needs the @opentelemetry\/sdk-metrics package/);
   });
 
   it('refuses a path inside the API at construction', () => {

@@ -15,6 +15,10 @@ export function examplesOf(agent: Pick<AgentMeta, 'metadata'>): string[] {
 const HELP_REQUEST =
   /\b(?:help|what can you do|what do you do|agents?|commands?|capabilit(?:y|ies)|how does this work)\b/;
 
+/** A message that is only a greeting ("hi", "Hello there!", "good morning"): answered in kind. */
+const GREETING =
+  /^\s*(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening)|yo)(?:\s+(?:there|all|everyone))?\s*[!.,?]*\s*$/i;
+
 const quoted = (phrases: readonly string[]) => phrases.map((phrase) => `"${phrase}"`).join(', ');
 
 function summary(agent: AgentMeta): string {
@@ -36,7 +40,8 @@ function details(agent: AgentMeta): string {
  * the message names it ("help with the calculator"). As the router's
  * fallback it also gets the messages no agent took ("what's the capital of
  * France?"): it says plainly that it cannot answer them, then what the agents
- * can do, rather than letting an agent guess. `getAgents` is called on every
+ * can do, rather than letting an agent guess. A greeting ("hi") gets a
+ * greeting back, with the same list. `getAgents` is called on every
  * message, so agents added later are listed too.
  *
  * @example
@@ -65,6 +70,9 @@ export function createHelpAgent(getAgents: () => readonly AgentMeta[]): Agent {
       const text = message.toLowerCase();
       const named = others.filter((agent) => new RegExp(`\\b${agent.name.toLowerCase()}\\b`).test(text));
       if (named.length === 1 && named[0]) return details(named[0]);
+      if (GREETING.test(text)) {
+        return ['Hello! I can pass your message to one of these agents:', ...others.map(summary)].join('\n');
+      }
       if (!HELP_REQUEST.test(text)) {
         return ["I can't answer that: none of the agents here does. They can:", ...others.map(summary)].join(
           '\n',
