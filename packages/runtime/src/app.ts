@@ -15,6 +15,7 @@ import type { Hono } from 'hono';
 import type { A2aOptions } from './a2a/a2a-options.js';
 import { type Agent, agentMeta } from './agents/agent.js';
 import type { ApproversPolicy } from './backend/approvers.js';
+import { conversationIndex } from './backend/conversation-index.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { TurnEvent } from './engine/events.js';
 import { TraceNaming } from './engine/trace-labels.js';
@@ -364,6 +365,7 @@ export class App {
         resolveApproval: (resolution) => this.resolveApproval(resolution),
         cancelTurn: (request) => this.cancelTurn(request),
         sessionIdForKey: (key, tenantId) => sessionIdForKey(key, tenantId),
+        conversations: conversationIndex(memory, this.#options.sessionIdleTtlSeconds ?? 86_400),
         sessionsOf: (tenantId) => this.#mounted().sessionsOf(tenantId),
         events: this.events,
         deleteSession: (sessionId, tenantId) => this.deleteSession(sessionId, tenantId),
