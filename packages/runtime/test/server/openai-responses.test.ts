@@ -71,10 +71,12 @@ describe('the OpenAI Responses API and history-resending clients, over a real po
     expect(read).toMatchObject({ id: response.id, status: 'completed', instructions: 'Be brief.' });
     expect(read.metadata).toEqual({ channel: 'web' });
 
-    // Another tenant's key, and a made-up id, both get OpenAI's 404 with its type.
+    // Another tenant's key, a key bound to another user, and a made-up id all get OpenAI's 404 with its type.
     const other = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: GLOBEX, maxRetries: 0 });
+    const ann = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: ANN, maxRetries: 0 });
     for (const attempt of [
       other.responses.retrieve(response.id),
+      ann.responses.retrieve(response.id),
       client.responses.retrieve('resp_nothing'),
     ]) {
       const error = await attempt.catch((failure: unknown) => failure);
