@@ -1,6 +1,7 @@
 import { createSecretId, type MessageItem, ValidationError } from '@switchboard/core';
 import type { Context } from 'hono';
 import { requireScope } from '../backend/access-checks.js';
+import { jsonBoundsProblem, MAX_METADATA_BYTES, MAX_METADATA_DEPTH } from '../backend/json-bounds.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import type { TurnRequest, TurnResult } from '../engine/turn-engine.js';
 import { isPromiseLike } from '../promise-like.js';
@@ -112,6 +113,17 @@ export function responsesHandlers(
     const turnMetadata: Record<string, unknown> = { ...metadata };
     if (traceName !== undefined) turnMetadata.traceName = traceName;
     if (instructions !== null) turnMetadata.instructions = instructions;
+    // Stored with the message: the bound of `/v1/chat`'s metadata holds for instructions and metadata together.
+    const problem = jsonBoundsProblem(
+      turnMetadata,
+      { maxDepth: MAX_METADATA_DEPTH, maxBytes: MAX_METADATA_BYTES },
+      'instructions and metadata together',
+    );
+    if (problem)
+      throw new ValidationError({
+        message: 'Invalid response request',
+        issues: [`instructions: ${problem.message}`],
+      });
     const request: TurnRequest = {
       sessionId,
       message: input.message,

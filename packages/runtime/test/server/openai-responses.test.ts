@@ -161,6 +161,11 @@ describe('the OpenAI Responses API and history-resending clients, over a real po
       ],
       [{ model: MODEL, input: 'hi', background: true }, 400, 'background'],
       [{ model: MODEL, input: 'hi', surprise: 1 }, 400, null],
+      [
+        { model: MODEL, input: 'hi', instructions: 'x'.repeat(16_000), metadata: { note: 'y'.repeat(500) } },
+        400,
+        'instructions',
+      ],
     ];
     for (const [body, status, param] of cases) {
       const response = await post(body);
