@@ -31,7 +31,7 @@ describe('an LLM orchestrator behind a client that resends the whole history', (
       run: (task) => `clock: ${task}`,
     });
     const orchestrator = new LLMOrchestrator({
-      agents: [clock],
+      agents: [{ name: clock.name, description: clock.description }],
       model: 'router-model',
       client: new OpenAI({ apiKey: 'test', baseURL: model.url, maxRetries: 0 }),
     });
