@@ -314,6 +314,33 @@ describe('POST /v1/chat/completions in-process', () => {
       });
     });
 
+    it('ends a Responses stream whose turn throws with an error event, without internals', async () => {
+      const store = new FlakySessionStore();
+      serve({ sessionStore: store });
+      store.failure = () => new Error(`connection to ${SECRET} reset`);
+      const response = await app!.request(
+        '/v1/responses',
+        postJson({ model: 'scripted', input: 'hi', stream: true }),
+      );
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(text).not.toContain('hunter2');
+      const events = text
+        .split('\n\n')
+        .filter((block) => block.trim() !== '')
+        .map((block) =>
+          JSON.parse(
+            block
+              .split('\n')
+              .find((line) => line.startsWith('data: '))!
+              .slice(6),
+          ),
+        );
+      expect(events[0]).toMatchObject({ type: 'response.created', sequence_number: 0 });
+      expect(events.at(-1)).toMatchObject({ type: 'error', code: 'internal_error' });
+      expect(events.map((event) => event.type)).not.toContain('response.completed');
+    });
+
     it('503 once the app is closing', async () => {
       const closing = serve();
       await closing.close();
