@@ -14,7 +14,7 @@ import { rememberHistory, sessionOfHistory } from './openai-history.js';
 import { parseInput, type ResponseParts, responseIds, responseObject, turnOfId } from './openai-responses.js';
 import { ResponseCreateRequestSchema } from './openai-responses-schemas.js';
 import { streamResponse } from './openai-responses-stream.js';
-import { SessionIdSchema } from './schemas.js';
+import { IdempotencyKeySchema, SessionIdSchema } from './schemas.js';
 
 /** What the Responses handlers share with the chat-completions routes. */
 export interface ResponsesRouteOptions {
@@ -52,7 +52,8 @@ function clientMetadata(stored: Record<string, unknown> | undefined): Record<str
 /**
  * The handlers of `POST /v1/responses` and `GET /v1/responses/:id`. The
  * session of a request is, in order: the one of `previous_response_id`
- * (404 when this caller cannot see it), the `x-session-id` header, the one
+ * (404 when this caller cannot see it), the `x-session-id` header, the
+ * `Idempotency-Key`'s (a retry answers the first response again), the one
  * of an `item_reference` to an earlier answer, the one whose conversation
  * the `input` list resends (see `sessionOfHistory`), else a new one.
  */
@@ -82,8 +83,14 @@ export function responsesHandlers(
     const store = body.store !== false;
     const previousId = body.previous_response_id ?? null;
     const sessionHeader = c.req.header('x-session-id');
+    const keyHeader = c.req.header('idempotency-key');
+    const idempotencyKey =
+      keyHeader === undefined
+        ? undefined
+        : parseOrThrow(IdempotencyKeySchema, keyHeader, 'Idempotency-Key header');
     let sessionId: string;
     let remembers = false;
+    let forgets = false;
     if (previousId !== null) {
       const previous = turnOfId(previousId, 'resp_');
       const turns = previous
@@ -100,8 +107,11 @@ export function responsesHandlers(
       sessionId = previous.sessionId;
     } else if (sessionHeader !== undefined) {
       sessionId = parseOrThrow(SessionIdSchema, sessionHeader, 'x-session-id header');
+    } else if (idempotencyKey) {
+      sessionId = backend.sessionIdForKey(idempotencyKey, caller.tenantId);
     } else if (!store) {
       sessionId = createSecretId('ses');
+      forgets = true;
     } else {
       sessionId =
         input.referencedSession ??
@@ -131,6 +141,7 @@ export function responsesHandlers(
       ...caller,
     };
     if (Object.keys(turnMetadata).length > 0) request.metadata = turnMetadata;
+    if (idempotencyKey) request.idempotencyKey = idempotencyKey;
     c.header('x-session-id', sessionId);
 
     const createdAt = Math.floor(Date.now() / 1000);
@@ -155,12 +166,7 @@ export function responsesHandlers(
       if (remembers) {
         const conversation = [...input.earlier, { role: 'user' as const, text: input.message }];
         await rememberHistory(backend, caller, [...conversation, { role: 'assistant', text }], sessionId);
-      } else if (
-        !store &&
-        previousId === null &&
-        sessionHeader === undefined &&
-        result.status !== 'awaiting_approval'
-      ) {
+      } else if (forgets && result.status !== 'awaiting_approval') {
         // Nothing kept: the session this request opened goes (a turn paused for approval keeps it until decided).
         await backend
           .deleteSession(sessionId, caller.tenantId)

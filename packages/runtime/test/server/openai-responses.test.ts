@@ -148,6 +148,15 @@ describe('the OpenAI Responses API and history-resending clients, over a real po
     ).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  it('with the same Idempotency-Key, answers the first response again instead of running another turn', async () => {
+    const options = { headers: { 'idempotency-key': 'responses-retry-1' } };
+    const first = await client.responses.create({ model: MODEL, input: 'once' }, options);
+    const again = await client.responses.create({ model: MODEL, input: 'once' }, options);
+    expect(again.id).toBe(first.id);
+    expect(again.output_text).toBe('echo: once');
+    expect(orchestrator.seen.filter((seen) => seen.messages.at(-1)?.role === 'user')).toHaveLength(1);
+  });
+
   it('answers bad Responses requests in OpenAI’s error shape and stores nothing', async () => {
     const post = (body: unknown) =>
       fetch(`${server.url}/v1/responses`, postJson(body, { authorization: `Bearer ${ACME}` }));
