@@ -34,3 +34,12 @@ const stream = await client.chat.completions.create(
 );
 for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta.content ?? '');
 process.stdout.write('\n');
+
+// The Responses API: previous_response_id continues the session, no header needed.
+const first = await client.responses.create({ model: 'custom-orchestrator', input: 'hello there' });
+const second = await client.responses.create({
+  model: 'custom-orchestrator',
+  input: 'please reverse stressed',
+  previous_response_id: first.id, // continues the session: no header needed
+});
+console.log(second.output_text);

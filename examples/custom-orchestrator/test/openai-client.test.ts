@@ -35,7 +35,7 @@ function isExcerptOf(block: string, text: string): boolean {
 }
 
 describe('the OpenAI client example', () => {
-  it('gets an answer, then continues the same session with a streamed answer', async () => {
+  it('gets an answer, continues the same session with a streamed answer, then chains two Responses turns by previous_response_id', async () => {
     const server = await new App({
       name: 'custom-orchestrator',
       agents: [greeter, reverser],
@@ -45,7 +45,7 @@ describe('the OpenAI client example', () => {
       const { code, stdout, stderr } = await runClient({ SWITCHBOARD_URL: `${server.url}/v1` });
       expect(stderr).toBe('');
       expect(code).toBe(0);
-      expect(stdout).toBe('Hello! Nice to meet you.\ndesserts\n');
+      expect(stdout).toBe('Hello! Nice to meet you.\ndesserts\ndesserts\n');
     } finally {
       await server.close();
     }

@@ -17,6 +17,7 @@ import { type Agent, agentMeta } from './agents/agent.js';
 import { withHostedAgents } from './agents/hosted-agents.js';
 import { publishesGraph } from './agents/published-graph.js';
 import type { ApproversPolicy } from './backend/approvers.js';
+import { conversationIndex } from './backend/conversation-index.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { TurnEvent } from './engine/events.js';
 import { TraceNaming } from './engine/trace-labels.js';
@@ -379,6 +380,7 @@ export class App {
         resolveApproval: (resolution) => this.resolveApproval(resolution),
         cancelTurn: (request) => this.cancelTurn(request),
         sessionIdForKey: (key, tenantId) => sessionIdForKey(key, tenantId),
+        conversations: conversationIndex(memory, this.#options.sessionIdleTtlSeconds ?? 86_400),
         sessionsOf: (tenantId) => this.#mounted().sessionsOf(tenantId),
         events: this.events,
         deleteSession: (sessionId, tenantId) => this.deleteSession(sessionId, tenantId),

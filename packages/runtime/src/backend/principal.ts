@@ -9,8 +9,8 @@
  * What a key may do. `admin` may do everything (and is what a tenant-wide
  * key without scopes gets, as before scopes existed).
  *
- * - `chat`: run turns (`POST /v1/chat`, `/v1/chat/completions`, MCP, A2A) and cancel them.
- * - `sessions:read`: list and read sessions.
+ * - `chat`: run turns (`POST /v1/chat`, `/v1/chat/completions`, `/v1/responses`, MCP, A2A) and cancel them.
+ * - `sessions:read`: list and read sessions (and `GET /v1/responses/:id`).
  * - `sessions:delete`: delete sessions, and a user's data.
  * - `approvals:decide`: approve or reject (subject to the app's `approvers`).
  */

@@ -5,6 +5,7 @@ import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from 
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../stores/session-store.js';
 import type { TurnEventLog } from '../stores/turn-event-log.js';
+import type { ConversationIndex } from './conversation-index.js';
 import type { AuthOptions, Principal } from './principal.js';
 
 /** A request with the credential it came with (absent without auth), for the access checks. */
@@ -33,6 +34,8 @@ export interface ServerBackend {
   cancelTurn(request: CancelRequest & Authenticated): Promise<TurnResult>;
   /** Derives the session id of a first message sent with an `Idempotency-Key` and no session id. */
   sessionIdForKey(idempotencyKey: string, tenantId?: string): string;
+  /** Finds the session of a client that resends the whole conversation and names none (absent: never found). */
+  conversations?: ConversationIndex;
   /**
    * The session store as a tenant sees it (the store itself without one);
    * with `userId` (a user-bound key's), for reads, as that user sees it: only

@@ -73,7 +73,11 @@ export function turnChargeOf(c: Context): TurnCharge {
 
 /** True for the routes that answer in the OpenAI error shape. */
 function speaksOpenAi(path: string): boolean {
-  return path.startsWith('/v1/chat/completions') || path.startsWith('/v1/models');
+  return (
+    path.startsWith('/v1/chat/completions') ||
+    path.startsWith('/v1/models') ||
+    path.startsWith('/v1/responses')
+  );
 }
 
 function refuse(c: Context, status: 401 | 429, code: string, message: string): Response {

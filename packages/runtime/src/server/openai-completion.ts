@@ -1,4 +1,5 @@
 import { type TokenUsage, ValidationError } from '@switchboard/core';
+import type { TranscriptEntry } from '../backend/conversation-index.js';
 import type { TurnResult } from '../engine/turn-engine.js';
 import type { TurnStatus } from '../turns/turn-record.js';
 import type { CompletionMessage, FinishReason, SwitchboardExtension } from './openai-schemas.js';
@@ -125,4 +126,29 @@ export function turnMessage(messages: readonly CompletionMessage[], maxMessageLe
     });
   }
   return text;
+}
+
+/** The text of a message's content (text parts joined by line breaks; none for a refusal or no content). */
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: { text?: unknown }) => (typeof part.text === 'string' ? part.text : ''))
+    .join('\n');
+}
+
+/**
+ * The user and assistant texts before the last `user` message: the earlier
+ * turns as the client has them, which find the session of a client that
+ * resends the whole conversation (see `sessionOfHistory`).
+ */
+export function earlierTranscript(messages: readonly CompletionMessage[]): TranscriptEntry[] {
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last]!.role !== 'user') last--;
+  const entries: TranscriptEntry[] = [];
+  for (const message of messages.slice(0, Math.max(last, 0))) {
+    if (message.role === 'user' || message.role === 'assistant')
+      entries.push({ role: message.role, text: contentText(message.content) });
+  }
+  return entries;
 }

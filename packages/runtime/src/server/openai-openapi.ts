@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import {
+  ResponseCreateRequestSchema,
+  ResponseObjectSchema,
+  ResponseStreamEventSchema,
+} from './openai-responses-schemas.js';
+import {
   ChatCompletionChunkSchema,
   ChatCompletionRequestSchema,
   ChatCompletionSchema,
@@ -64,6 +69,63 @@ export function openAiPaths() {
             },
           },
           ...errors(400, 404, 409, 413, 415, 422, 500, 503),
+        },
+      },
+    },
+    '/v1/responses': {
+      post: {
+        summary: 'OpenAI Responses API: the last user message of `input` runs one turn',
+        description:
+          'The session is the one of `previous_response_id` (404 when the caller cannot see it), else the `x-session-id` header, else the session of the `Idempotency-Key`, else the one of an `item_reference` to an earlier answer, else the one whose conversation a message-list `input` resends, else a new one; it is returned in the `x-session-id` response header. `store: false` keeps nothing once answered. With `"stream": true`, Server-Sent Events named by their `type`: `response.created`, `response.in_progress`, `response.output_item.added`, `response.content_part.added`, `response.output_text.delta`…, `response.output_text.done`, `response.content_part.done`, `response.output_item.done`, `response.completed` (`response.incomplete` for a blocked turn, `error` for a failure once started).',
+        parameters: [
+          {
+            name: 'x-session-id',
+            in: 'header',
+            required: false,
+            description: 'The session to continue when there is no `previous_response_id`.',
+            schema: z.toJSONSchema(SessionIdSchema),
+          },
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'As on `POST /v1/chat`: a retry answers the first response again.',
+            schema: z.toJSONSchema(IdempotencyKeySchema),
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: z.toJSONSchema(ResponseCreateRequestSchema, { io: 'input', unrepresentable: 'any' }),
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description: 'The response, or its events as Server-Sent Events',
+            headers: {
+              'x-session-id': { description: 'The session of the turn', schema: { type: 'string' } },
+            },
+            content: {
+              'application/json': { schema: toJson(ResponseObjectSchema) },
+              'text/event-stream': { schema: toJson(ResponseStreamEventSchema) },
+            },
+          },
+          ...errors(400, 404, 409, 413, 415, 422, 500, 503),
+        },
+      },
+    },
+    '/v1/responses/{id}': {
+      get: {
+        summary: 'OpenAI Responses API: a stored response (its turn, as the caller’s tenant and user see it)',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': {
+            description: 'The response',
+            content: { 'application/json': { schema: toJson(ResponseObjectSchema) } },
+          },
+          ...errors(404),
         },
       },
     },

@@ -1,11 +1,13 @@
 import { createSecretId } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
-import type { ServerBackend } from '../backend/server-backend.js';
+import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import type { TurnRequest } from '../engine/turn-engine.js';
 import { isPromiseLike } from '../promise-like.js';
 import { handleError, parseJsonBody, parseOrThrow } from './http-errors.js';
-import { chatCompletion, turnMessage } from './openai-completion.js';
+import { chatCompletion, earlierTranscript, turnMessage } from './openai-completion.js';
 import { asOpenAiErrorResponse, openAiErrorBodyFor, openAiErrorResponse } from './openai-errors.js';
+import { rememberHistory, sessionOfHistory } from './openai-history.js';
+import { responsesHandlers } from './openai-responses-routes.js';
 import { ChatCompletionRequestSchema } from './openai-schemas.js';
 import { streamCompletion } from './openai-stream.js';
 import { clientClosedResponse, isClientClosed } from './request-log.js';
@@ -19,10 +21,7 @@ export interface OpenAiRouteOptions {
   maxMessageLength: number;
   exposeErrorDetails: boolean;
   /** Who a request acts for (tenant and key from auth, the user), as on the other routes. */
-  callerOf: (
-    c: Context,
-    userId?: string,
-  ) => { tenantId?: string; keyName?: string; userId?: string; requestId: string };
+  callerOf: (c: Context, userId?: string) => Caller;
 }
 
 /**
@@ -33,13 +32,18 @@ export interface OpenAiRouteOptions {
  * - `POST /v1/chat/completions`: one turn. The last `user` message is the
  *   turn's message (the session keeps the history, so earlier messages are
  *   not replayed); the session comes from the `x-session-id` header, else
- *   `metadata.session_id`, else a new one, and is returned in the
+ *   `metadata.session_id`, else the `Idempotency-Key`, else the session
+ *   whose conversation the earlier messages resend (see
+ *   `sessionOfHistory`), else a new one, and is returned in the
  *   `x-session-id` response header; `user` is the turn's user id;
  *   `metadata.trace_name` and `metadata.tags` (comma-separated) name and
  *   tag the turn's trace;
  *   `Idempotency-Key` works as on `POST /v1/chat`. The turn rides along in
  *   the `switchboard` extension field (`FINISH_REASON_BY_STATUS` says how
  *   each turn state maps; `streamCompletion` what a stream sends).
+ *
+ * - `POST /v1/responses` and `GET /v1/responses/:id`: the Responses API
+ *   (see `responsesHandlers`).
  *
  * Errors use OpenAI's shape (`{ error: { message, type, code, param } }`),
  * so OpenAI clients raise their usual error classes.
@@ -107,14 +111,28 @@ export function mountOpenAiRoutes(
       keyHeader === undefined
         ? undefined
         : parseOrThrow(IdempotencyKeySchema, keyHeader, 'Idempotency-Key header');
-    const sessionId =
-      sessionHeader !== undefined
-        ? parseOrThrow(SessionIdSchema, sessionHeader, 'x-session-id header')
-        : sessionField !== undefined
-          ? parseOrThrow(SessionIdSchema, sessionField, 'metadata.session_id')
-          : idempotencyKey
-            ? backend.sessionIdForKey(idempotencyKey, caller.tenantId)
-            : createSecretId('ses');
+    let sessionId: string;
+    // Without a session named, a client that resends the conversation continues the session it had.
+    let remember: ((answer: string) => Promise<void>) | undefined;
+    if (sessionHeader !== undefined) {
+      sessionId = parseOrThrow(SessionIdSchema, sessionHeader, 'x-session-id header');
+    } else if (sessionField !== undefined) {
+      sessionId = parseOrThrow(SessionIdSchema, sessionField, 'metadata.session_id');
+    } else if (idempotencyKey) {
+      sessionId = backend.sessionIdForKey(idempotencyKey, caller.tenantId);
+    } else {
+      const earlier = earlierTranscript(body.messages);
+      const found = await sessionOfHistory(backend, caller, earlier);
+      const id = found ?? createSecretId('ses');
+      sessionId = id;
+      remember = (answer) =>
+        rememberHistory(
+          backend,
+          caller,
+          [...earlier, { role: 'user', text: message }, { role: 'assistant', text: answer }],
+          id,
+        );
+    }
     const request: TurnRequest = { sessionId, message, entryPoint: '/v1/chat/completions', ...caller };
     if (Object.keys(metadata).length > 0) request.metadata = metadata;
     if (idempotencyKey) request.idempotencyKey = idempotencyKey;
@@ -124,6 +142,7 @@ export function mountOpenAiRoutes(
     if (!body.stream) {
       const pending = backend.chat(request);
       const result = isPromiseLike(pending) ? await pending : pending;
+      await remember?.(result.reply);
       return c.json(chatCompletion(result, header));
     }
     return streamCompletion(c, (onEvent) => backend.chat({ ...request, onEvent }), {
@@ -131,6 +150,7 @@ export function mountOpenAiRoutes(
       includeUsage: body.stream_options?.include_usage === true,
       describeError: (error) => openAiErrorBodyFor(error, c, backend.log, exposeErrorDetails),
       mode: c.req.header('x-switchboard-stream') === 'answer' ? 'answer' : 'live',
+      ...(remember ? { onAnswer: remember } : {}),
     });
   };
 
@@ -139,4 +159,13 @@ export function mountOpenAiRoutes(
     c.req.param('model') === model ? c.json(listed) : unknownModel(c, c.req.param('model')),
   );
   app.post('/v1/chat/completions', openAiErrors(limited(completions)));
+  const responses = responsesHandlers(backend, {
+    model,
+    maxMessageLength,
+    exposeErrorDetails,
+    callerOf,
+    unknownModel,
+  });
+  app.post('/v1/responses', openAiErrors(limited(responses.create)));
+  app.get('/v1/responses/:id', openAiErrors(responses.retrieve));
 }

@@ -49,8 +49,8 @@ const MessageSchema = z.discriminatedUnion(
 /** A message of a chat-completion request. */
 export type CompletionMessage = z.infer<typeof MessageSchema>;
 
-/** OpenAI's `metadata`: up to 16 string pairs. `session_id` names the session. */
-const MetadataSchema = z
+/** OpenAI's `metadata`: up to 16 string pairs (on chat completions, `session_id` names the session). */
+export const MetadataSchema = z
   .record(
     z.string().max(64, 'metadata keys are at most 64 characters'),
     z

@@ -26,6 +26,8 @@ export interface StreamCompletionOptions {
    * sent when the turn ends (request header `x-switchboard-stream: answer`).
    */
   mode?: 'live' | 'answer';
+  /** Called with the content the client got in all, before the stream ends (remembers the conversation). */
+  onAnswer?(content: string): Promise<void>;
 }
 
 /**
@@ -56,7 +58,7 @@ export interface StreamCompletionOptions {
 export async function streamCompletion(
   c: Context,
   run: (onEvent: (event: TurnEvent) => void) => TurnResult | Promise<TurnResult>,
-  { header, includeUsage, describeError, mode = 'live' }: StreamCompletionOptions,
+  { header, includeUsage, describeError, mode = 'live', onAnswer }: StreamCompletionOptions,
 ): Promise<Response> {
   const turn = await startTurn(run);
   logWhenEnded(c, turn);
@@ -116,6 +118,7 @@ export async function streamCompletion(
           : streamed
             ? `\n\n${reply}`
             : reply;
+    await onAnswer?.(streamed + rest);
     if (rest !== '') await write(completionChunk(chunkId, header, { content: rest }));
     await write({
       ...completionChunk(chunkId, header, {}, FINISH_REASON_BY_STATUS[result.status]),

@@ -4,7 +4,13 @@ import { asOpenAiErrorResponse } from './openai-errors.js';
 
 /** True for the routes that answer in the OpenAI error shape. */
 function speaksOpenAi(path: string): boolean {
-  return path === '/v1/chat/completions' || path === '/v1/models' || path.startsWith('/v1/models/');
+  return (
+    path === '/v1/chat/completions' ||
+    path === '/v1/models' ||
+    path.startsWith('/v1/models/') ||
+    path === '/v1/responses' ||
+    path.startsWith('/v1/responses/')
+  );
 }
 
 /**

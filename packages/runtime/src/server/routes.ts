@@ -81,7 +81,13 @@ function callDepthOf(c: Context, maxCallDepth: number): number {
 
 /** The paths of the JSON-RPC endpoints (A2A, MCP) the options mount. */
 /** The OpenAI-compatible routes, whose errors take OpenAI's shape (see `protocolErrorShapes`). */
-const OPENAI_PATHS = ['/v1/chat/completions', '/v1/models', '/v1/models/*'];
+const OPENAI_PATHS = [
+  '/v1/chat/completions',
+  '/v1/models',
+  '/v1/models/*',
+  '/v1/responses',
+  '/v1/responses/*',
+];
 
 function jsonRpcPathsOf(a2a: boolean | A2aOptions, mcp: boolean | McpOptions): string[] {
   const paths: string[] = [];
@@ -343,6 +349,8 @@ export function createRoutes(
     '/v1/chat': ['POST'],
     '/v1/chat/completions': ['POST'],
     '/v1/models': ['GET'],
+    '/v1/responses': ['POST'],
+    '/v1/responses/:id': ['GET'],
     '/v1/sessions': ['GET'],
     '/v1/sessions/:id': ['GET', 'DELETE'],
     '/v1/sessions/:id/approvals/:approvalId': ['POST'],

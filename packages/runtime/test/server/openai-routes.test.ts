@@ -11,6 +11,7 @@ import type { App } from '../../src/app.js';
 import type { TurnResult } from '../../src/engine/turn-engine.js';
 import { apiKeys } from '../../src/server/auth.js';
 import { chatCompletion, FINISH_REASON_BY_STATUS } from '../../src/server/openai-completion.js';
+import { responseIds, responseObject, turnOfId } from '../../src/server/openai-responses.js';
 import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.js';
 import type { AppendOptions } from '../../src/stores/session-store.js';
 import type { TurnStatus } from '../../src/turns/turn-record.js';
@@ -314,6 +315,33 @@ describe('POST /v1/chat/completions in-process', () => {
       });
     });
 
+    it('ends a Responses stream whose turn throws with an error event, without internals', async () => {
+      const store = new FlakySessionStore();
+      serve({ sessionStore: store });
+      store.failure = () => new Error(`connection to ${SECRET} reset`);
+      const response = await app!.request(
+        '/v1/responses',
+        postJson({ model: 'scripted', input: 'hi', stream: true }),
+      );
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(text).not.toContain('hunter2');
+      const events = text
+        .split('\n\n')
+        .filter((block) => block.trim() !== '')
+        .map((block) =>
+          JSON.parse(
+            block
+              .split('\n')
+              .find((line) => line.startsWith('data: '))!
+              .slice(6),
+          ),
+        );
+      expect(events[0]).toMatchObject({ type: 'response.created', sequence_number: 0 });
+      expect(events.at(-1)).toMatchObject({ type: 'error', code: 'internal_error' });
+      expect(events.map((event) => event.type)).not.toContain('response.completed');
+    });
+
     it('503 once the app is closing', async () => {
       const closing = serve();
       await closing.close();
@@ -351,5 +379,36 @@ describe('the TurnStatus → finish_reason table', () => {
     for (const [status, reason] of Object.entries(FINISH_REASON_BY_STATUS)) {
       expect(rows[status], `README row for ${status}`).toBe(reason);
     }
+  });
+});
+
+describe('the TurnStatus → Responses status table', () => {
+  it('answers every ended turn with its reply as output, only a blocked one as incomplete (content_filter)', () => {
+    const statuses: TurnStatus[] = ['completed', 'failed', 'interrupted', 'blocked', 'awaiting_approval'];
+    for (const status of statuses) {
+      const response = responseObject({
+        ...responseIds('ses_1', 'turn_1'),
+        model: 'scripted',
+        createdAt: 1,
+        status,
+        text: `reply of a ${status} turn`,
+        instructions: null,
+        previousResponseId: null,
+        store: true,
+        metadata: {},
+        usage: undefined,
+        switchboard: { sessionId: 'ses_1', turnId: 'turn_1', status, steps: [] },
+      });
+      expect(response.status).toBe(status === 'blocked' ? 'incomplete' : 'completed');
+      expect(response.incomplete_details).toEqual(status === 'blocked' ? { reason: 'content_filter' } : null);
+      expect(response.output[0]!.content).toEqual([
+        { type: 'output_text', text: `reply of a ${status} turn`, annotations: [], logprobs: [] },
+      ]);
+    }
+    expect(turnOfId(responseIds('ses_1', 'turn_1').responseId, 'resp_')).toEqual({
+      sessionId: 'ses_1',
+      turnId: 'turn_1',
+    });
+    expect(turnOfId(responseIds('ses_1', 'turn_1').itemId, 'resp_')).toBeUndefined();
   });
 });

@@ -176,6 +176,8 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/v1/chat',
       '/v1/chat/completions',
       '/v1/models',
+      '/v1/responses',
+      '/v1/responses/{id}',
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/approvals/{approvalId}',
