@@ -33,8 +33,10 @@ export function turnOfId(
 /**
  * How every turn state maps onto a response's `status`: the output is
  * always the turn's reply (as on chat completions), the `switchboard`
- * field says what happened. Only a blocked turn is `incomplete` (reason
- * `content_filter`); a running one (read with `GET`) is `in_progress`.
+ * field says what happened. A blocked turn is `incomplete` (reason
+ * `content_filter`), and so is one that hit a limit with a partial answer
+ * (reason `max_output_tokens`, as chat completions say `length`); a running
+ * one (read with `GET`) is `in_progress`.
  */
 export const RESPONSE_STATUS_BY_TURN: Readonly<
   Record<TurnStatus, 'completed' | 'incomplete' | 'in_progress'>
@@ -44,6 +46,7 @@ export const RESPONSE_STATUS_BY_TURN: Readonly<
   interrupted: 'completed',
   awaiting_approval: 'completed',
   blocked: 'incomplete',
+  limited: 'incomplete',
   running: 'in_progress',
 };
 
@@ -154,7 +157,10 @@ export function responseObject(parts: ResponseParts, { inProgress = false }: { i
     created_at: parts.createdAt,
     status,
     error: null,
-    incomplete_details: status === 'incomplete' ? { reason: 'content_filter' } : null,
+    incomplete_details:
+      status === 'incomplete'
+        ? { reason: parts.status === 'limited' ? 'max_output_tokens' : 'content_filter' }
+        : null,
     instructions: parts.instructions,
     max_output_tokens: null,
     model: parts.model,
