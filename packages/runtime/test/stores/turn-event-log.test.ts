@@ -4,6 +4,7 @@ import { RedisTurnEventLog } from '../../src/redis.js';
 import { InMemoryTurnEventLog } from '../../src/stores/in-memory-turn-event-log.js';
 import type { TurnEventLog, TurnLogKey } from '../../src/stores/turn-event-log.js';
 import { REDIS_URL, useRedis } from '../support/redis.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 
 const redis = useRedis();
 
@@ -118,6 +119,35 @@ describe.each(kinds)('the turn event log %s', (_name, create) => {
 });
 
 describe('the Redis turn event log', () => {
+  it('sends the events of one tick, ending with turn-end, in one script call', async () => {
+    const target = new URL(REDIS_URL);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    const log = new RedisTurnEventLog(`redis://127.0.0.1:${proxy.port}`, { keyPrefix: redis.prefix() });
+    try {
+      const key: TurnLogKey = { tenantId: undefined, sessionId: 'ses_batch', turnId: 'turn_batch' };
+      // Warm-up: connects and loads the script.
+      log.append(key, { ...events(key, 1, 1)[0], eventId: '1-1' } as TurnEvent);
+      await log.idle();
+      proxy.resetCount();
+      for (const event of events(key, 2, 99)) log.append(key, event);
+      log.append(key, {
+        type: 'turn-end',
+        sessionId: key.sessionId,
+        turnId: key.turnId,
+        messageId: 'evt_end',
+        status: 'completed',
+        eventId: '2-100',
+      });
+      await log.idle();
+      expect(proxy.sent.match(/:events:/g)?.length).toBe(1);
+      const replay = await log.replay(key, '1-1');
+      expect(replay.kind === 'events' && replay.events.length).toBe(100);
+    } finally {
+      await log.close();
+      await proxy.stop();
+    }
+  });
+
   it('keeps a turn under its session hash tag, with an expiry', async () => {
     const prefix = redis.prefix();
     const log = new RedisTurnEventLog(REDIS_URL, { keyPrefix: prefix, retentionMs: 60_000 });
