@@ -37,15 +37,44 @@ interface StreamedEvent {
   resumed?: string;
 }
 
-/** Every event of a turn's stream, from its start, until the stream ends. */
-async function followTurn(url: string, sessionId: string, turnId: string): Promise<StreamedEvent[]> {
-  const response = await fetch(`${url}/v1/sessions/${sessionId}/turns/${turnId}/events`);
-  const text = await response.text();
-  return text
-    .split('\n\n')
-    .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))
-    .filter((line): line is string => line !== undefined)
-    .map((line) => JSON.parse(line.slice('data: '.length)) as StreamedEvent);
+/**
+ * Follows a turn's stream from its start: `seen` resolves once `until` holds for the events so far,
+ * `all` with every event once the stream ends.
+ */
+function followTurn(
+  url: string,
+  sessionId: string,
+  turnId: string,
+  until: (events: StreamedEvent[]) => boolean,
+) {
+  const events: StreamedEvent[] = [];
+  let reached!: () => void;
+  const seen = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  const all = (async () => {
+    const response = await fetch(`${url}/v1/sessions/${sessionId}/turns/${turnId}/events`);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+        const data = text
+          .slice(0, end)
+          .split('\n')
+          .find((line) => line.startsWith('data: '));
+        text = text.slice(end + 2);
+        if (data) events.push(JSON.parse(data.slice('data: '.length)) as StreamedEvent);
+      }
+      if (until(events)) reached();
+    }
+    reached();
+    return events;
+  })();
+  return { seen, all };
 }
 
 describe('a turn whose replica dies, with nobody sending another message', () => {
@@ -62,8 +91,13 @@ describe('a turn whose replica dies, with nobody sending another message', () =>
     const { activeTurn } = await readSession(b.url, sessionId);
     const turnId = activeTurn?.turnId as string;
     expect(activeTurn?.status).toBe('running');
-    // A client follows the turn's stream on B, from its start, while A still runs it.
-    const following = followTurn(b.url, sessionId, turnId);
+    // A client follows the turn's stream on B, from its start, while A still runs it; A dies once the
+    // client has seen the agent start (A's events reach the log up to 50 ms late: a replica killed sooner
+    // takes its last ones with it).
+    const following = followTurn(b.url, sessionId, turnId, (events) =>
+      events.some((event) => event.type === 'agent-start'),
+    );
+    await following.seen;
     a.child.kill('SIGKILL');
     expect(await asked).toBeInstanceOf(Error);
 
@@ -84,7 +118,7 @@ describe('a turn whose replica dies, with nobody sending another message', () =>
         .map((run) => run.pid),
     ).toEqual([b.pid]);
 
-    const events = await following;
+    const events = await following.all;
     const types = events.map((event) => event.type);
     expect(types[0]).toBe('turn-start');
     expect(events.filter((event) => event.type === 'turn-start').map((event) => event.resumed)).toEqual([
