@@ -1,9 +1,10 @@
 import { Api, followTurn, UnauthorizedError } from './api.js';
 import { byId, h } from './dom.js';
 import { pathOf, renderGraph } from './graph.js';
+import { followEvents, messageItem } from './live-view.js';
 import { recentSessions, rememberSession } from './sessions.js';
-import { applyEvent, renderTurn, type TurnView, turnFromRecord } from './timeline.js';
-import type { Approval, GraphInfo, MessageItem, SessionBody, StreamEvent, TurnRecord } from './types.js';
+import { renderTurn, type TurnView, turnFromRecord } from './timeline.js';
+import type { Approval, GraphInfo, MessageItem, SessionBody, TurnRecord } from './types.js';
 
 const meta = (name: string) =>
   document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.trim() || undefined;
@@ -62,20 +63,18 @@ function renderTimeline(): void {
   renderGraphPath();
 }
 
-/** Draws the graph with the path of the latest turn marked. */
+/** The graph and path drawn last, so that an event that changes neither leaves the drawing alone. */
+let drawnPath: { graph: GraphInfo; path: string } | undefined;
+
+/** Draws the graph with the path of the latest turn marked (again only when the path changed). */
 function renderGraphPath(): void {
   if (!graph) return;
+  const taken = pathOf(turns.at(-1)?.steps ?? []);
+  const path = [...taken].join('\n');
+  if (drawnPath?.graph === graph && drawnPath.path === path) return;
+  drawnPath = { graph, path };
   elements.graphSection.hidden = false;
-  elements.graph.replaceChildren(renderGraph(graph, pathOf(turns.at(-1)?.steps ?? [])));
-}
-
-function messageItem(role: string, text: string, author?: string): HTMLLIElement {
-  return h(
-    'li',
-    { class: `message ${role}` },
-    h('span', { class: 'author', text: author ?? role }),
-    h('p', { class: 'content', text }),
-  );
+  elements.graph.replaceChildren(renderGraph(graph, taken));
 }
 
 function renderMessages(messages: readonly MessageItem[]): void {
@@ -271,62 +270,17 @@ function newSession(): void {
   elements.message.focus();
 }
 
-/** Shows a turn's events as they come: its timeline, its agents' bubbles, the answer; remembers where it is. */
+/** Shows a turn's events as they come in this page (see {@link followEvents}). */
 function liveView(text: string) {
-  const agentBubbles = new Map<string, HTMLElement>();
-  let answer: HTMLElement | undefined;
-  let live: TurnView | undefined;
-  const where: { turnId?: string; lastEventId?: string } = {};
-  const onEvent = (event: StreamEvent) => {
-    where.turnId = event.turnId;
-    if (event.eventId) where.lastEventId = event.eventId;
-    if (event.type === 'turn-start') {
-      if (!sessionId) setSession(event.sessionId);
-      // A turn shown from the store (a rejoin from its start) is drawn again from its events.
-      live = turns.find((turn) => turn.turnId === event.turnId);
-      if (!live) {
-        live = { turnId: event.turnId, status: 'running', message: text, steps: [] };
-        turns.push(live);
-      } else if (!event.resumed) live.steps = [];
-      say('Streaming the reply…');
-    }
-    if (live) {
-      applyEvent(live, event);
-      renderTimeline();
-    }
-    if (event.type === 'agent-start' && event.toolCallId) {
-      const item = messageItem('agent streaming', '', event.agent);
-      agentBubbles.set(event.toolCallId, item);
-      elements.messages.append(item);
-    } else if (event.type === 'agent-delta' || event.type === 'agent-end') {
-      const item = event.toolCallId ? agentBubbles.get(event.toolCallId) : undefined;
-      const content = item?.querySelector('.content');
-      if (item && content) {
-        if (event.type === 'agent-delta') content.textContent += event.delta ?? '';
-        else {
-          content.textContent = event.content ?? content.textContent;
-          item.classList.remove('streaming');
-          if (event.status === 'error') item.classList.add('failed');
-        }
-      }
-    } else if (event.type === 'answer-delta') {
-      answer ??= elements.messages.appendChild(messageItem('assistant streaming', '', 'assistant'));
-      const content = answer.querySelector('.content');
-      if (content)
-        content.textContent = event.reset ? (event.delta ?? '') : content.textContent + (event.delta ?? '');
-    } else if (event.type === 'message') {
-      answer ??= elements.messages.appendChild(messageItem('assistant', '', 'assistant'));
-      answer.classList.remove('streaming');
-      const content = answer.querySelector('.content');
-      if (content) content.textContent = event.content ?? '';
-      answer = undefined;
-    } else if (event.type === 'error') {
-      elements.messages.append(messageItem('error', event.message ?? 'The turn failed', 'error'));
-    } else if (event.type === 'approval-request') {
-      say(`The call to ${event.agent} waits for approval.`);
-    }
-  };
-  return { onEvent, where };
+  return followEvents(text, {
+    messages: elements.messages,
+    turns: () => turns,
+    started: (id) => {
+      if (!sessionId) setSession(id);
+    },
+    renderTimeline,
+    say,
+  });
 }
 
 /** Shows the session as stored once a turn is over: durations and replies as the server kept them. */
