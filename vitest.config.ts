@@ -33,8 +33,5 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000 } },
     hookTimeout: 30_000,
     pool: 'forks',
-    // Two files at a time, even on 2 cores (vitest's default there is one): most files wait on processes,
-    // Redis and sockets rather than on the CPU.
-    maxWorkers: 2,
   },
 });
