@@ -18,6 +18,7 @@ import type { TraceNaming } from './trace-labels.js';
 import { TurnControl } from './turn-control.js';
 import { TurnLoop } from './turn-loop.js';
 import { TurnOpening } from './turn-opening.js';
+import { resultOfRecord } from './turn-result.js';
 import { TurnResumption } from './turn-resumption.js';
 import type {
   ApprovalResolution,
@@ -27,7 +28,6 @@ import type {
   TurnResult,
 } from './turn-types.js';
 
-export { resultOfRecord } from './turn-result.js';
 export type {
   ApprovalResolution,
   CancelRequest,
@@ -37,6 +37,7 @@ export type {
   TurnRequest,
   TurnResult,
 } from './turn-types.js';
+export { resultOfRecord };
 
 interface EngineParts {
   orchestrator: Orchestrator;
@@ -90,6 +91,7 @@ export class TurnEngine {
   readonly #hold: SessionHold;
   readonly #opening: TurnOpening;
   readonly #resumption: TurnResumption;
+  readonly #approvalMessage: string;
 
   constructor(
     parts: EngineParts,
@@ -120,6 +122,7 @@ export class TurnEngine {
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
+    this.#approvalMessage = approvalMessage;
     const options: LoopParts['options'] = {
       maxHops,
       historyWindow,
@@ -222,6 +225,21 @@ export class TurnEngine {
   /** Stops a running or paused turn (it ends `interrupted`), wherever it runs. */
   cancel(request: CancelRequest): Promise<TurnResult> {
     return this.#inPromise(request, (context, control) => this.#resumption.cancel(request, context, control));
+  }
+
+  /**
+   * A stored turn's result, as its request returned it (or would have):
+   * undefined when the session (as `sessions` sees it) holds no such turn.
+   */
+  async readTurn(sessions: SessionStore, sessionId: string, turnId: string): Promise<TurnResult | undefined> {
+    const last = await sessions.lastTurn(sessionId);
+    const record =
+      last?.turnId === turnId
+        ? last
+        : (await sessions.listTurns(sessionId)).find((turn) => turn.turnId === turnId);
+    if (!record) return undefined;
+    const history = record.status === 'awaiting_approval' ? [] : await sessions.read(sessionId);
+    return resultOfRecord(sessionId, record, history, this.#approvalMessage);
   }
 
   /** The session store as `tenantId` sees it (the store itself without a tenant). */
