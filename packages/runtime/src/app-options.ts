@@ -1,5 +1,5 @@
 /**
- * What an {@link App} is made with and answers: its options, where it
+ * What an `App` is made with and answers: its options, where it
  * listens, what `app.chat` takes.
  *
  * @module
@@ -7,7 +7,6 @@
 import type { Orchestrator, OrchestratorOptions } from '@switchboard/core';
 import type { A2aOptions } from './a2a/a2a-options.js';
 import type { Agent } from './agents/agent.js';
-import type { App } from './app.js';
 import type { ApproversPolicy } from './backend/approvers.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { BackgroundOptions, CallbackDelivery } from './background/background-turns.js';
@@ -35,7 +34,7 @@ export interface Shutdownable {
   shutdown(): Promise<void>;
 }
 
-/** Options of {@link App}. */
+/** Options of `App`. */
 export interface AppOptions extends TurnOptions, ServerLimits {
   /** The app's name, used in the OpenAPI document and as the default orchestrator name. */
   name: string;
@@ -194,7 +193,7 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-/** What {@link App.chat} accepts. */
+/** What `App.chat` accepts. */
 export interface ChatInput {
   message: string;
   sessionId?: string;
@@ -220,7 +219,7 @@ export interface ChatInput {
   idempotencyKey?: string;
   /** What to do when the session is busy with another turn (default: the app's `concurrency`). */
   concurrency?: ConcurrencyPolicy;
-  /** Queues the turn instead of running it now (see {@link App.chat}). */
+  /** Queues the turn instead of running it now (see `App.chat`). */
   background?: boolean;
   /** With `background`: where its result is POSTed when it ends or pauses for approval (needs the app's `background.callbacks`). */
   callbackUrl?: string;
