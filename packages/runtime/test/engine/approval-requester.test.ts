@@ -45,20 +45,17 @@ describe('a turn resumed by an approver runs as the user who sent the message', 
       const paused = await app.chat({ message: 'order 7', sessionId: 'requester', userId: 'ada' });
       expect(paused.status).toBe('awaiting_approval');
       seen.length = 0;
-      const next = await app.resolveApproval({
-        sessionId: 'requester',
-        approvalId: paused.approvals![0]!.id,
-        decision: 'approve',
-        userId: 'manager-1',
-      });
+      const approve = (result: typeof paused, userId: string) =>
+        app.resolveApproval({
+          sessionId: 'requester',
+          approvalId: result.approvals![0]!.id,
+          decision: 'approve',
+          userId,
+        });
+      const next = await approve(paused, 'manager-1');
       // The second refund is still ada's: her rule asks a person again.
       expect(next.status).toBe('awaiting_approval');
-      const done = await app.resolveApproval({
-        sessionId: 'requester',
-        approvalId: next.approvals![0]!.id,
-        decision: 'approve',
-        userId: 'manager-2',
-      });
+      const done = await approve(next, 'manager-2');
       expect(done.status).toBe('completed');
       expect(done.reply).toBe('refunded order 7 #2 (refund 2 for this user)');
       expect(new Set(seen.map(([, user]) => user))).toEqual(new Set(['ada']));

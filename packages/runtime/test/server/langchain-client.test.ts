@@ -61,6 +61,24 @@ describe("LangChain's ChatOpenAI against the server, over a real port", () => {
       .messages.filter((message) => message.role === 'user' || message.role === 'assistant')
       .map((message) => `${message.role}: ${message.content}`);
 
+  /** What the orchestrator sees on the last of `texts` when the echo agent answered each earlier one. */
+  const echoed = (texts: string[]) =>
+    texts.flatMap((text, index) =>
+      index < texts.length - 1 ? [`user: ${text}`, `assistant: echo: ${text}`] : [`user: ${text}`],
+    );
+
+  /** `invoke` and `stream` get the agents' answers, both sent to `path`. */
+  const expectAnswers = async (model: ChatOpenAI, path: string) => {
+    expect((await model.invoke('hello')).text).toBe('echo: hello');
+    let streamed = '';
+    for await (const chunk of await model.stream('streamer: go')) streamed += chunk.text;
+    expect(streamed).toBe('Hello world');
+    expect(sent.map((body) => [body.path, body.stream])).toEqual([
+      [path, false],
+      [path, true],
+    ]);
+  };
+
   /** Three turns, each resending the whole conversation with LangChain's own answer messages. */
   const converse = async (model: ChatOpenAI, texts: string[]) => {
     const history: BaseMessage[] = [new SystemMessage('You are terse.')];
@@ -73,15 +91,7 @@ describe("LangChain's ChatOpenAI against the server, over a real port", () => {
 
   describe('with useResponsesApi: true', () => {
     it('gets answers from invoke and stream, over /v1/responses', async () => {
-      const model = chat(true);
-      expect((await model.invoke('hello')).text).toBe('echo: hello');
-      let streamed = '';
-      for await (const chunk of await model.stream('streamer: go')) streamed += chunk.text;
-      expect(streamed).toBe('Hello world');
-      expect(sent.map((body) => [body.path, body.stream])).toEqual([
-        ['/v1/responses', false],
-        ['/v1/responses', true],
-      ]);
+      await expectAnswers(chat(true), '/v1/responses');
     });
 
     it('chains a turn with previous_response_id from the answer’s metadata', async () => {
@@ -91,45 +101,25 @@ describe("LangChain's ChatOpenAI against the server, over a real port", () => {
         previous_response_id: String(first.response_metadata.id),
       });
       expect(second.text).toBe('echo: two');
-      expect(lastSeen()).toEqual(['user: one', 'assistant: echo: one', 'user: two']);
+      expect(lastSeen()).toEqual(echoed(['one', 'two']));
     });
 
     it('resending the history (its answers as output messages with ids), the orchestrator sees every earlier turn', async () => {
       const history = await converse(chat(true), ['alpha', 'beta', 'gamma']);
       expect(history.at(-1)?.text).toBe('echo: gamma');
-      expect(lastSeen()).toEqual([
-        'user: alpha',
-        'assistant: echo: alpha',
-        'user: beta',
-        'assistant: echo: beta',
-        'user: gamma',
-      ]);
+      expect(lastSeen()).toEqual(echoed(['alpha', 'beta', 'gamma']));
     });
   });
 
   describe('with chat completions (the default)', () => {
     it('gets answers from invoke and stream, over /v1/chat/completions', async () => {
-      const model = chat(false);
-      expect((await model.invoke('hello')).text).toBe('echo: hello');
-      let streamed = '';
-      for await (const chunk of await model.stream('streamer: go')) streamed += chunk.text;
-      expect(streamed).toBe('Hello world');
-      expect(sent.map((body) => [body.path, body.stream])).toEqual([
-        ['/v1/chat/completions', false],
-        ['/v1/chat/completions', true],
-      ]);
+      await expectAnswers(chat(false), '/v1/chat/completions');
     });
 
     it('resending the history, the orchestrator sees every earlier turn on the third request', async () => {
       await converse(chat(false), ['red', 'green', 'blue']);
       expect(sent.at(-1)?.messages).toHaveLength(6);
-      expect(lastSeen()).toEqual([
-        'user: red',
-        'assistant: echo: red',
-        'user: green',
-        'assistant: echo: green',
-        'user: blue',
-      ]);
+      expect(lastSeen()).toEqual(echoed(['red', 'green', 'blue']));
     });
   });
 });
