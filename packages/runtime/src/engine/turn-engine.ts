@@ -165,7 +165,17 @@ export class TurnEngine {
       metrics: parts.metrics,
       leaseTtlMs,
     });
-    const shared = { loop, loopParts, views: this.#views, hold: this.#hold };
+    const shared = {
+      loop,
+      loopParts,
+      views: this.#views,
+      hold: this.#hold,
+      contextFor: (
+        { sessionId, tenantId, requestId, depth }: RequestContext,
+        userId: string | undefined,
+        control: TurnControl,
+      ) => this.#requestContext({ sessionId, tenantId, requestId, depth, userId }, control),
+    };
     this.#resumption = new TurnResumption(shared);
     this.#opening = new TurnOpening({
       ...shared,
