@@ -35,6 +35,11 @@ export interface ReplicaEnvironment {
   SWEEP_AFTER_MS?: string;
   /** A file the agents append a line to as each run starts, ends or is aborted (see {@link readAgentLog}). */
   AGENT_LOG?: string;
+  /** `bullmq`: background turns through BullMQ on the same Redis (else in each process). */
+  BACKGROUND?: 'bullmq';
+  QUEUE_CONCURRENCY?: string;
+  QUEUE_LOCK_MS?: string;
+  QUEUE_STALLED_MS?: string;
 }
 
 function isRunning(child: ChildProcessWithoutNullStreams): boolean {
