@@ -20,7 +20,7 @@ export interface AttemptResult {
   outcome: CallbackAttemptOutcome;
   /** The receiver's HTTP status, when it answered. */
   status?: number;
-  /** How much of the receiver's answer was read (then thrown away), at most `maxResponseBytes`. */
+  /** How much of the receiver's answer was read (then thrown away): `maxResponseBytes` plus at most one network read. */
   responseBytes: number;
   /** What a 429 or 503 asked for in `Retry-After` (seconds), in milliseconds. */
   retryAfterMs?: number;
@@ -44,9 +44,10 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * Reads at most `maxBytes` of an answer and discards them, then closes the
- * body: a receiver that answers with gigabytes (or never ends its answer)
- * costs this process `maxBytes` and one timeout, nothing more.
+ * Reads an answer and discards it, up to `maxBytes` (the read that crosses
+ * it may carry one network chunk more, never kept), then closes the body: a
+ * receiver that answers with gigabytes (or never ends its answer) costs
+ * this process one chunk of memory and one timeout, nothing more.
  */
 async function drain(response: Response, maxBytes: number): Promise<number> {
   if (!response.body) return 0;
@@ -58,7 +59,7 @@ async function drain(response: Response, maxBytes: number): Promise<number> {
       if (done) return size;
       size += value.byteLength;
     }
-    return Math.min(size, maxBytes);
+    return size;
   } finally {
     await reader.cancel().catch(() => undefined);
   }

@@ -16,7 +16,7 @@ export interface CallbackAttempt {
   outcome: CallbackAttemptOutcome;
   /** The receiver's HTTP status, when it answered. */
   status?: number;
-  /** How much of the receiver's answer was read and discarded (at most `maxResponseBytes`). */
+  /** How much of the receiver's answer was read and discarded (`maxResponseBytes` plus at most one network read). */
   responseBytes: number;
   /** When another attempt follows: how long the sender waits first, in milliseconds. */
   retryInMs?: number;
@@ -39,7 +39,7 @@ export interface CallbackSenderOptions extends CallbackUrlPolicy {
   retryDelayMs?: number;
   /** The longest wait between two attempts, in ms (a `Retry-After` included). Default 30,000. */
   maxRetryDelayMs?: number;
-  /** The most of a receiver's answer read (and thrown away), in bytes. Default 64 KiB. */
+  /** How much of a receiver's answer is read (and thrown away) before the connection is closed, in bytes. Default 64 KiB. */
   maxResponseBytes?: number;
   /** The largest callback body sent, in bytes (a larger one is refused). Default 256 KiB. */
   maxBodyBytes?: number;

@@ -1,5 +1,10 @@
 import { ValidationError } from '@switchboard/core';
-import { attemptDelivery, type CallbackAttemptOutcome, retryDelay } from './callback-attempt.js';
+import {
+  type AttemptResult,
+  attemptDelivery,
+  type CallbackAttemptOutcome,
+  retryDelay,
+} from './callback-attempt.js';
 import { CallbackRefusedError } from './callback-errors.js';
 import {
   type CallbackAttempt,
@@ -95,6 +100,7 @@ export class CallbackSender {
   readonly #queue: Delivery[] = [];
   readonly #unfinished = new Set<Delivery>();
   readonly #abort = new AbortController();
+  readonly #attempts = new Set<Promise<void>>();
   readonly #counts = { delivered: 0, failed: 0, refused: 0, abandoned: 0 };
   #sending = 0;
   #closed = false;
@@ -125,6 +131,9 @@ export class CallbackSender {
   send({ url, deliveryId, event, body }: CallbackMessage): Promise<CallbackResult> {
     const { maxBodyBytes, maxPending, now } = this.#settings;
     if (this.#closed) this.#refuse(new CallbackRefusedError({ reason: 'closed' }));
+    // Before any work on the body: a full sender refuses cheaply.
+    if (this.#unfinished.size >= maxPending)
+      this.#refuse(new CallbackRefusedError({ reason: 'queue_full', limit: maxPending }));
     const checked = this.validateUrl(url).href;
     const issues: string[] = [];
     if (typeof deliveryId !== 'string' || !DELIVERY_ID.test(deliveryId))
@@ -142,8 +151,6 @@ export class CallbackSender {
     const bytes = Buffer.from(json);
     if (bytes.byteLength > maxBodyBytes)
       this.#refuse(new CallbackRefusedError({ reason: 'body_too_large', limit: maxBodyBytes }));
-    if (this.#unfinished.size >= maxPending)
-      this.#refuse(new CallbackRefusedError({ reason: 'queue_full', limit: maxPending }));
     return new Promise<CallbackResult>((resolve) => {
       const delivery: Delivery = {
         url: checked,
@@ -168,8 +175,9 @@ export class CallbackSender {
   /**
    * Stops taking callbacks (a later `send` throws `closed`) and waits for
    * those held to finish, retries included, for at most `graceMs`; then
-   * aborts what is left, whose promises resolve as `abandoned`.
-   * @returns how many deliveries were abandoned.
+   * aborts what is left, whose promises resolve as `abandoned`. It returns
+   * once no request of this sender is open and no retry is waiting.
+   * @returns how many deliveries were abandoned (also counted in `stats().abandoned`).
    */
   async close({ graceMs = 10_000 }: { graceMs?: number } = {}): Promise<{ abandoned: number }> {
     this.#closed = true;
@@ -188,6 +196,8 @@ export class CallbackSender {
     const left = [...this.#unfinished];
     this.#abort.abort();
     for (const delivery of left) this.#finish(delivery, 'abandoned');
+    // Aborted requests end at once; waiting for them means nothing of this sender is left running.
+    await Promise.allSettled([...this.#attempts]);
     return { abandoned: left.length };
   }
 
@@ -200,18 +210,29 @@ export class CallbackSender {
     while (this.#sending < this.#settings.concurrency && this.#queue.length > 0) {
       const delivery = this.#queue.shift() as Delivery;
       this.#sending += 1;
-      void this.#attempt(delivery).finally(() => {
-        this.#sending -= 1;
-        this.#pump();
-      });
+      const attempt = this.#attempt(delivery);
+      this.#attempts.add(attempt);
+      void attempt.finally(() => this.#attempts.delete(attempt));
     }
   }
 
   async #attempt(delivery: Delivery): Promise<void> {
+    let result: AttemptResult;
+    try {
+      result = await this.#post(delivery);
+    } finally {
+      // The slot is free before the delivery's promise resolves, so a caller that reads stats() then sees it free.
+      this.#sending -= 1;
+    }
+    this.#settle(delivery, result);
+    this.#pump();
+  }
+
+  #post(delivery: Delivery): Promise<AttemptResult> {
     const settings = this.#settings;
     delivery.attempts += 1;
     const timestamp = Math.floor(settings.now() / 1000);
-    const result = await attemptDelivery({
+    return attemptDelivery({
       fetch: settings.fetch,
       url: delivery.url,
       headers: {
@@ -230,6 +251,10 @@ export class CallbackSender {
       maxResponseBytes: settings.maxResponseBytes,
       signal: this.#abort.signal,
     });
+  }
+
+  #settle(delivery: Delivery, result: AttemptResult): void {
+    const settings = this.#settings;
     if (delivery.done) return;
     delivery.last =
       result.status === undefined

@@ -24,7 +24,9 @@ export interface CallbackUrlPolicy {
 
 // Addresses a callback must not reach unless allowed: they are this host, its network, or cloud metadata
 // (169.254.169.254). A server that POSTs to any URL a client names is otherwise an SSRF relay.
-const NON_PUBLIC = new BlockList();
+// Two lists: a BlockList matches an IPv4 address against IPv4-mapped IPv6 rules too (::ffff:0:0/96 would take all).
+const NON_PUBLIC_V4 = new BlockList();
+const NON_PUBLIC_V6 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -37,7 +39,7 @@ for (const [network, prefix] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 3],
 ] as const)
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
+  NON_PUBLIC_V4.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
   ['::', 127],
   ['::ffff:0:0', 96],
@@ -46,7 +48,7 @@ for (const [network, prefix] of [
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const)
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+  NON_PUBLIC_V6.addSubnet(network, prefix, 'ipv6');
 
 /** A URL's host without IPv6 brackets or a trailing dot, lower-cased (the WHATWG parser already lower-cases names). */
 function bareHost(hostname: string): string {
@@ -59,7 +61,7 @@ export function isNonPublicHost(host: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   const version = isIP(host);
   if (version === 0) return false;
-  return NON_PUBLIC.check(host, version === 4 ? 'ipv4' : 'ipv6');
+  return version === 4 ? NON_PUBLIC_V4.check(host, 'ipv4') : NON_PUBLIC_V6.check(host, 'ipv6');
 }
 
 /** An allow-list entry in the form hosts are compared in, or undefined when it is not a host. */
