@@ -238,7 +238,7 @@ describe('CallbackSender', () => {
         new Promise((resolve) => setTimeout(resolve, 5, 'waiting')),
       ])) === 'waiting'
     )
-      held.splice(0).forEach((release) => release());
+      for (const release of held.splice(0)) release();
     expect(receiver.open('/held').most).toBe(2);
     expect(receiver.received('/held').map((request) => request.headers['webhook-id'])).toEqual([
       'turn_1',
@@ -249,7 +249,7 @@ describe('CallbackSender', () => {
     expect(callbacks.stats()).toMatchObject({ pending: 0, delivered: 4, refused: 1 });
     const later = callbacks.send(message(url, 'turn_6'));
     await until(() => held.length === 1);
-    held.splice(0).forEach((release) => release());
+    for (const release of held.splice(0)) release();
     expect((await later).delivered).toBe(true);
   });
 
