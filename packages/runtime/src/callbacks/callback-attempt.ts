@@ -4,7 +4,8 @@
  * - `retryable_status`: it answered 408, 429 or 5xx (tried again);
  * - `rejected_status`: it answered anything else, a redirect included (not tried again: a 4xx will not change);
  * - `timeout`: no complete answer within `timeoutMs` (tried again);
- * - `network_error`: the connection failed (tried again);
+ * - `network_error`: the connection failed, or the host name did not resolve (tried again);
+ * - `blocked_address`: the host name resolved to a loopback, private or link-local address (not tried again);
  * - `aborted`: the sender was closed and its grace period ran out.
  */
 export type CallbackAttemptOutcome =
@@ -13,6 +14,7 @@ export type CallbackAttemptOutcome =
   | 'rejected_status'
   | 'timeout'
   | 'network_error'
+  | 'blocked_address'
   | 'aborted';
 
 /** What one attempt did, without the receiver's answer or anything secret. */
@@ -36,6 +38,18 @@ export interface AttemptRequest {
   maxResponseBytes: number;
   /** Aborted when the sender gives up on everything (its grace period at close ran out). */
   signal: AbortSignal;
+  /** Asked before connecting, within the attempt's deadline: false ends the delivery as `blocked_address`. */
+  checkAddress?: () => Promise<boolean>;
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
 /** Whether trying the same delivery again may succeed after this status. */
@@ -79,11 +93,13 @@ function retryAfterOf(response: Response): number | undefined {
  * that will not change (and following one would reach a host nobody checked).
  */
 export async function attemptDelivery(request: AttemptRequest): Promise<AttemptResult> {
-  const { fetch, url, headers, body, timeoutMs, maxResponseBytes, signal } = request;
+  const { fetch, url, headers, body, timeoutMs, maxResponseBytes, signal, checkAddress } = request;
   const timeout = AbortSignal.timeout(timeoutMs);
   const combined = AbortSignal.any([timeout, signal]);
   let response: Response;
   try {
+    if (checkAddress && !(await untilAborted(checkAddress(), combined)))
+      return { outcome: 'blocked_address', responseBytes: 0 };
     response = await fetch(url, { method: 'POST', headers, body, signal: combined, redirect: 'manual' });
   } catch {
     if (signal.aborted) return { outcome: 'aborted', responseBytes: 0 };

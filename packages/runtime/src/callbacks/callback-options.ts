@@ -1,7 +1,7 @@
 import { ConfigurationError } from '@switchboard/core';
 import type { CallbackAttemptOutcome } from './callback-attempt.js';
 import { callbackSecretKey } from './callback-signature.js';
-import { type CallbackUrlPolicy, normalizeAllowedHosts } from './callback-url.js';
+import { type CallbackHostLookup, type CallbackUrlPolicy, normalizeAllowedHosts } from './callback-url.js';
 
 /**
  * One attempt as the sender reports it to `onAttempt`, for logs and
@@ -55,6 +55,11 @@ export interface CallbackSenderOptions extends CallbackUrlPolicy {
   onAttempt?: (attempt: CallbackAttempt) => void;
   /** The `fetch` used to send (default the global one). */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Resolves a host name before each attempt when there is no allow-list, to
+   * refuse names that point at private addresses (default the system's resolver).
+   */
+  lookup?: CallbackHostLookup;
   /** This clock in ms since 1970, for timestamps (default `Date.now`). */
   now?: () => number;
   /** A number in [0, 1) for the jitter of retry waits (default `Math.random`). */
@@ -75,6 +80,7 @@ export interface CallbackSettings {
   maxPending: number;
   onAttempt: ((attempt: CallbackAttempt) => void) | undefined;
   fetch: typeof globalThis.fetch;
+  lookup: CallbackHostLookup | undefined;
   now: () => number;
   random: () => number;
 }
@@ -106,6 +112,7 @@ export function callbackSettings({
   maxPending = 256,
   onAttempt,
   fetch = globalThis.fetch,
+  lookup,
   now = Date.now,
   random = Math.random,
 }: CallbackSenderOptions): CallbackSettings {
@@ -129,6 +136,7 @@ export function callbackSettings({
     maxPending: wholeNumber('maxPending', maxPending, 1),
     onAttempt,
     fetch,
+    lookup,
     now,
     random,
   };

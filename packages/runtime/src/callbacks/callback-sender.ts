@@ -13,7 +13,7 @@ import {
   callbackSettings,
 } from './callback-options.js';
 import { CALLBACK_HEADERS, signCallback } from './callback-signature.js';
-import { validateCallbackUrl } from './callback-url.js';
+import { resolvesToPublicAddresses, validateCallbackUrl } from './callback-url.js';
 
 /** One callback to deliver, given to {@link CallbackSender.send}. */
 export interface CallbackMessage {
@@ -60,7 +60,7 @@ export interface CallbackSenderStats {
 }
 
 interface Delivery {
-  url: string;
+  url: URL;
   deliveryId: string;
   event: string;
   body: Uint8Array;
@@ -134,7 +134,7 @@ export class CallbackSender {
     // Before any work on the body: a full sender refuses cheaply.
     if (this.#unfinished.size >= maxPending)
       this.#refuse(new CallbackRefusedError({ reason: 'queue_full', limit: maxPending }));
-    const checked = this.validateUrl(url).href;
+    const checked = this.validateUrl(url);
     const issues: string[] = [];
     if (typeof deliveryId !== 'string' || !DELIVERY_ID.test(deliveryId))
       issues.push('deliveryId: 1 to 128 letters, digits, _ : or -');
@@ -234,7 +234,8 @@ export class CallbackSender {
     const timestamp = Math.floor(settings.now() / 1000);
     return attemptDelivery({
       fetch: settings.fetch,
-      url: delivery.url,
+      url: delivery.url.href,
+      checkAddress: () => resolvesToPublicAddresses(delivery.url, settings.policy, settings.lookup),
       headers: {
         'content-type': 'application/json',
         [CALLBACK_HEADERS.id]: delivery.deliveryId,

@@ -1,3 +1,4 @@
+import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { ConfigurationError, ValidationError } from '@switchboard/core';
 
@@ -64,6 +65,31 @@ export function isNonPublicHost(host: string): boolean {
   return version === 4 ? NON_PUBLIC_V4.check(host, 'ipv4') : NON_PUBLIC_V6.check(host, 'ipv6');
 }
 
+/** Resolves a host name to its addresses, as `dns.promises.lookup(name, { all: true })` does. */
+export type CallbackHostLookup = (hostname: string) => Promise<readonly { address: string }[]>;
+
+const systemLookup: CallbackHostLookup = (hostname) => lookup(hostname, { all: true });
+
+/**
+ * Whether a URL that passed {@link validateCallbackUrl} without an
+ * allow-list may be sent to now: its host name does not resolve to a
+ * loopback, private or link-local address. Asked before each attempt, so a
+ * name pointed at an internal address is refused; a name that changes
+ * between this look-up and the connection (DNS rebinding) is not caught,
+ * which is why `allowedHosts` is the control for production.
+ * @throws what the look-up throws (an unknown name): a network error, tried again.
+ */
+export async function resolvesToPublicAddresses(
+  url: URL,
+  policy: CallbackUrlPolicy,
+  resolve: CallbackHostLookup = systemLookup,
+): Promise<boolean> {
+  const host = bareHost(url.hostname);
+  if (policy.allowedHosts || policy.allowPrivateAddresses || isIP(host) !== 0) return true;
+  const addresses = await resolve(host);
+  return addresses.every(({ address }) => !isNonPublicHost(address));
+}
+
 /** An allow-list entry in the form hosts are compared in, or undefined when it is not a host. */
 function normalizeAllowedHost(entry: string): string | undefined {
   const trimmed = entry.trim().toLowerCase();
@@ -117,9 +143,9 @@ function allowedBy(host: string, allowedHosts: readonly string[]): boolean {
  * `allowedHosts` when that is given, and otherwise not a loopback, private or
  * link-local address unless `allowPrivateAddresses` says so.
  *
- * Host names are not resolved here: a public name that resolves to a private
- * address passes. Where receivers are known, `allowedHosts` is the control
- * that closes that gap.
+ * Host names are not resolved here (it runs on the request path); the
+ * sender resolves them before each attempt ({@link resolvesToPublicAddresses}).
+ * Where receivers are known, `allowedHosts` is the stronger control.
  *
  * @returns the parsed URL.
  * @throws ValidationError (a 400 on the HTTP surface) saying what is wrong with `callbackUrl`.

@@ -309,4 +309,55 @@ describe('CallbackSender', () => {
     expect(callbacks.stats()).toMatchObject({ pending: 0, sending: 0, abandoned: 3 });
     await until(() => receiver.open('/silent-at-close').now === 0);
   });
+
+  it('without an allow-list, resolves the host before each attempt and never connects to a name that points inside', async () => {
+    const fetched: string[] = [];
+    const resolved: string[] = [];
+    const addresses: Record<string, string[]> = {
+      'internal.example.com': ['93.184.216.34', '10.0.0.7'],
+      'public.example.com': ['93.184.216.34', '2606:2800:220:1::1'],
+    };
+    const { sender: callbacks, attempts } = sender({
+      allowedHosts: undefined,
+      maxAttempts: 2,
+      lookup: async (hostname) => {
+        resolved.push(hostname);
+        const found = addresses[hostname];
+        if (!found)
+          throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+        return found.map((address) => ({ address }));
+      },
+      fetch: async (input) => {
+        fetched.push(String(input));
+        return new Response(null, { status: 204 });
+      },
+    });
+    expect(await callbacks.send(message('https://internal.example.com/hook'))).toMatchObject({
+      delivered: false,
+      attempts: 1,
+      outcome: 'blocked_address',
+    });
+    expect(await callbacks.send(message('https://public.example.com/hook'))).toMatchObject({
+      delivered: true,
+      attempts: 1,
+    });
+    expect(await callbacks.send(message('https://gone.example.com/hook'))).toMatchObject({
+      delivered: false,
+      attempts: 2,
+      outcome: 'network_error',
+    });
+    expect(fetched).toEqual(['https://public.example.com/hook']);
+    expect(resolved).toEqual([
+      'internal.example.com',
+      'public.example.com',
+      'gone.example.com',
+      'gone.example.com',
+    ]);
+    expect(attempts.map((attempt) => attempt.outcome)).toEqual([
+      'blocked_address',
+      'delivered',
+      'network_error',
+      'network_error',
+    ]);
+  });
 });
