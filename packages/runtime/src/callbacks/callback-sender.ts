@@ -220,6 +220,9 @@ export class CallbackSender {
     let result: AttemptResult;
     try {
       result = await this.#post(delivery);
+    } catch {
+      // attemptDelivery settles every failure of the request itself; this is an injected clock or fetch throwing.
+      result = { outcome: 'network_error', responseBytes: 0 };
     } finally {
       // The slot is free before the delivery's promise resolves, so a caller that reads stats() then sees it free.
       this.#sending -= 1;
