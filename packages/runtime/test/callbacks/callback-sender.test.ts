@@ -360,4 +360,24 @@ describe('CallbackSender', () => {
       'network_error',
     ]);
   });
+
+  it('a clock that throws while sending ends the delivery as a network error instead of leaving it pending', async () => {
+    const url = receiver.route('/clock', (response) => response.writeHead(200).end());
+    let calls = 0;
+    const { sender: callbacks } = sender({
+      maxAttempts: 2,
+      now: () => {
+        calls += 1;
+        if (calls > 1) throw new Error('clock broken');
+        return Date.now();
+      },
+    });
+    expect(await callbacks.send(message(url))).toMatchObject({
+      delivered: false,
+      attempts: 2,
+      outcome: 'network_error',
+    });
+    expect(callbacks.stats()).toMatchObject({ pending: 0, sending: 0, failed: 1 });
+    expect(receiver.received('/clock')).toHaveLength(0);
+  });
 });
