@@ -19,6 +19,7 @@ export {
   verifyCallback,
 } from './callback-signature.js';
 export {
+  type CallbackHostLookup,
   type CallbackUrlPolicy,
   MAX_CALLBACK_URL_LENGTH,
   validateCallbackUrl,
