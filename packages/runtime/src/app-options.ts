@@ -11,6 +11,8 @@ import type { ApproversPolicy } from './backend/approvers.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { BackgroundOptions, CallbackDelivery } from './background/background-turns.js';
 import type { InMemoryTurnQueue } from './background/in-memory-turn-queue.js';
+import type { CallbackSenderOptions } from './callbacks/callback-options.js';
+import type { CallbackSender } from './callbacks/callback-sender.js';
 import type { TurnEvent } from './engine/events.js';
 import type { ConcurrencyPolicy, TurnOptions } from './engine/turn-engine.js';
 import type { SweeperOptions, TurnSweeper } from './engine/turn-sweeper.js';
@@ -71,12 +73,14 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * Background turns (`POST /v1/chat` with `background: true`, or
    * `app.chat({ background: true })`): queued at once, run by whichever
    * replica takes the job, read at `GET /v1/sessions/:id/turns/:turnId`,
-   * their results POSTed to a `callbackUrl` when `callbacks` is set (default:
+   * their results POSTed to a `callbackUrl` when `callbacks` is set (the
+   * signing secret and limits of a {@link CallbackSender}, or one; see
+   * `docs/callbacks.md`) (default:
    * on, queued in this process, see {@link InMemoryTurnQueue}; BullMQ across
    * replicas with `bullmqTurnQueue` from `@switchboard/runtime/bullmq`).
    * `false`: background turns are refused (400).
    */
-  background?: (BackgroundOptions & { callbacks?: CallbackDelivery }) | false;
+  background?: (BackgroundOptions & { callbacks?: CallbackSenderOptions | CallbackDelivery }) | false;
   /**
    * Who may call the API. Without it the server is open (a session id is the
    * capability to use that session). With it, every route but the public

@@ -29,8 +29,14 @@ import { publishesGraph } from './agents/published-graph.js';
 import { conversationIndex } from './backend/conversation-index.js';
 import { publicErrorOf } from './backend/public-error.js';
 import { BackgroundUnavailableError } from './background/background-errors.js';
-import { BackgroundTurns, type QueuedTurnReceipt } from './background/background-turns.js';
+import {
+  BackgroundTurns,
+  type CallbackDelivery,
+  type QueuedTurnReceipt,
+} from './background/background-turns.js';
 import { InMemoryTurnQueue } from './background/in-memory-turn-queue.js';
+import type { CallbackSenderOptions } from './callbacks/callback-options.js';
+import { CallbackSender } from './callbacks/callback-sender.js';
 import { TraceNaming } from './engine/trace-labels.js';
 import {
   type ApprovalResolution,
@@ -71,6 +77,18 @@ export function sessionIdForKey(idempotencyKey: string, tenantId = ''): string {
     .update(`switchboard:idempotency:${tenantId}:${idempotencyKey}`)
     .digest('hex');
   return `ses_${digest.slice(0, 32)}`;
+}
+
+/** The app's callback sender: the one given, or one made from its options (attempts logged without their URL). */
+function callbackSenderOf(
+  callbacks: CallbackSenderOptions | CallbackDelivery | undefined,
+  logger: Logger,
+): CallbackDelivery | undefined {
+  if (callbacks === undefined || 'send' in callbacks) return callbacks;
+  return new CallbackSender({
+    onAttempt: (attempt) => logger.debug({ callback: attempt }, 'callback attempt'),
+    ...callbacks,
+  });
 }
 
 function isOrchestratorClass(
@@ -221,7 +239,7 @@ export class App {
           },
           logger: this.logger,
           concurrency: this.#options.concurrency ?? 'wait',
-          callbacks: background?.callbacks,
+          callbacks: callbackSenderOf(background?.callbacks, this.logger),
         },
         background,
       );
@@ -335,7 +353,7 @@ export class App {
    * ```
    */
   resolveApproval(resolution: ApprovalResolution): Promise<TurnResult> {
-    return this.#track(this.#mounted().resolveApproval(resolution));
+    return this.#track(this.#calledBack(this.#mounted().resolveApproval(resolution), resolution.tenantId));
   }
 
   /**
@@ -346,7 +364,7 @@ export class App {
    * @throws NotFoundError for an unknown turn; TurnNotActiveError when it had already ended.
    */
   cancelTurn(request: CancelRequest): Promise<TurnResult> {
-    return this.#track(this.#mounted().cancel(request));
+    return this.#track(this.#calledBack(this.#mounted().cancel(request), request.tenantId));
   }
 
   /**
@@ -463,7 +481,7 @@ export class App {
         this.memory.close?.(),
         this.#rateLimiter.close?.(),
         events,
-        this.#background?.close(),
+        this.#background?.close(this.#options.closeGraceMs),
         this.#options.tracing?.shutdown(),
         this.#metrics?.shutdown(),
         // Their connections (MCP servers, say) are no longer needed once no turn runs.
@@ -471,6 +489,14 @@ export class App {
       ]);
     })();
     return this.#closing;
+  }
+
+  /** A background turn that went on outside its job (an approval, a cancel) calls back too, once it has a result. */
+  async #calledBack(turn: Promise<TurnResult>, tenantId: string | undefined): Promise<TurnResult> {
+    const result = await turn;
+    const background = this.#background;
+    if (background) this.#track(background.resumed(result, tenantId)).catch(() => {});
+    return result;
   }
 
   #queue(request: TurnRequest, callbackUrl: string | undefined): Promise<QueuedTurnReceipt> {

@@ -99,6 +99,7 @@ export {
 } from './background/background-turns.js';
 export { InMemoryTurnQueue, type InMemoryTurnQueueOptions } from './background/in-memory-turn-queue.js';
 export type { QueuedTurn, QueueOutcome, QueueWork, TurnQueue } from './background/turn-queue.js';
+export * from './callbacks/index.js';
 export type { TurnEvent, TurnEventBody, TurnEventType } from './engine/events.js';
 export type {
   ApprovalResolution,

@@ -1,7 +1,11 @@
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { generateCallbackSecret, verifyCallback } from '@switchboard/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, useRedis } from '../../../../packages/runtime/test/support/redis.js';
 import { eventually } from './support/load.js';
@@ -36,8 +40,35 @@ function startReplicas(count: number) {
     SESSION_WAIT_MS: '500',
     SWEEP_INTERVAL_MS: '500',
     SWEEP_AFTER_MS: '500',
+    CALLBACK_SECRET: secret,
   });
 }
+
+const secret = generateCallbackSecret();
+/** Every callback the replicas delivered: its delivery id, type and turn, once verified. */
+const callbacks: Array<{ id: string; type: string; turnId: string }> = [];
+const receiver = createServer((request, response) => {
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    const verified = verifyCallback({ headers: request.headers as never, body, secret });
+    if (!verified.valid) {
+      response.writeHead(401).end();
+      return;
+    }
+    const parsed = JSON.parse(body) as { type: string; data: { turnId: string } };
+    callbacks.push({ id: verified.id, type: parsed.type, turnId: parsed.data.turnId });
+    response.writeHead(204).end();
+  });
+});
+let hook: string;
+beforeAll(async () => {
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/turns`;
+});
+afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
 interface Receipt {
   sessionId: string;
@@ -50,7 +81,7 @@ async function queue(url: string, message: string): Promise<Receipt> {
   const response = await fetch(`${url}/v1/chat`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ message, background: true }),
+    body: JSON.stringify({ message, background: true, callbackUrl: hook }),
     signal: AbortSignal.timeout(10_000),
   });
   expect(response.status).toBe(202);
@@ -138,6 +169,12 @@ describe('background turns over two replicas on BullMQ', () => {
       if (problem) problems.push(problem);
     }
     expect(problems).toEqual([]);
+    // Each result reached the receiver at least once (twice for a few: a job run again), one delivery id per turn.
+    const turnIds = new Set(receipts.map((receipt) => receipt.turnId));
+    const delivered = callbacks.filter((callback) => turnIds.has(callback.turnId));
+    expect(delivered.every((callback) => callback.type === 'turn.completed')).toBe(true);
+    expect(new Set(delivered.map((callback) => callback.turnId)).size).toBe(200);
+    expect(new Set(delivered.map((callback) => callback.id)).size).toBe(200);
   }, 180_000);
 
   it('loses no turn when a replica is drained (SIGTERM) with 20 turns queued or running', async () => {

@@ -18,6 +18,7 @@ import {
   SwitchboardError,
   ValidationError,
 } from '@switchboard/core';
+import type { CallbackSender } from '../callbacks/callback-sender.js';
 import type { ConcurrencyPolicy, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { MemoryStore } from '../stores/memory-store.js';
@@ -52,13 +53,8 @@ export interface QueuedTurnReceipt {
   status: 'queued';
 }
 
-/** Sends a background turn's result to its `callbackUrl` (see `CallbackSender`). */
-export interface CallbackDelivery {
-  /** Throws a `ValidationError` for a URL callbacks may not go to. */
-  check(url: string): void;
-  /** Delivers (retrying as configured); resolves true once the receiver took it, false when given up. */
-  deliver(delivery: { url: string; id: string; event: string; body: unknown }): Promise<boolean>;
-}
+/** Sends a background turn's result to its `callbackUrl`: a {@link CallbackSender}, or your own with its shape. */
+export type CallbackDelivery = Pick<CallbackSender, 'validateUrl' | 'send' | 'close'>;
 
 /** What {@link BackgroundTurns} runs on. */
 export interface BackgroundParts {
@@ -120,8 +116,22 @@ export class BackgroundTurns {
     return this.#parts.queue.stop();
   }
 
-  close(): Promise<void> {
-    return this.#parts.queue.close();
+  /** Closes the queue, then lets callbacks under way finish within `graceMs`. */
+  async close(graceMs = 10_000): Promise<void> {
+    await this.#parts.queue.close();
+    await this.#parts.callbacks?.close({ graceMs });
+  }
+
+  /**
+   * Calls back for a turn that went on after its job (an approval resolved,
+   * a cancel): its result goes to the `callbackUrl` it was queued with, if
+   * any. Not waited for by the caller; errors are logged.
+   */
+  async resumed(result: TurnResult, tenantId: string | undefined): Promise<void> {
+    if (!this.#parts.callbacks) return;
+    const record = await this.#records.get(tenantId, result.turnId);
+    if (record?.callbackUrl && record.sessionId === result.sessionId)
+      await this.#callBack(record.callbackUrl, result);
   }
 
   /** Throws a `ValidationError` unless callbacks may go to `url`. */
@@ -132,7 +142,7 @@ export class BackgroundTurns {
         message: 'callbackUrl: this server sends no callbacks (its app sets no background.callbacks)',
       });
     }
-    callbacks.check(url);
+    callbacks.validateUrl(url);
   }
 
   /**
@@ -286,11 +296,17 @@ export class BackgroundTurns {
     if (!callbacks) return;
     const event = `turn.${result.status}`;
     // The same state of the same turn has the same id, however often its job ran: receivers deduplicate on it.
-    const id = `${result.turnId}.${result.status}.${result.steps?.length ?? 0}`;
+    const deliveryId = `${result.turnId}:${result.status}:${result.steps?.length ?? 0}`;
     try {
-      await callbacks.deliver({ url, id, event, body: result });
+      const sent = await callbacks.send({ url, deliveryId, event, body: result });
+      if (!sent.delivered)
+        logger.warn(
+          { turnId: result.turnId, outcome: sent.outcome, attempts: sent.attempts },
+          'callback not delivered',
+        );
     } catch (error) {
-      logger.warn({ err: error, turnId: result.turnId }, 'callback not delivered');
+      // Refused at once (its queue full, its URL no longer allowed): the turn's result stays readable.
+      logger.warn({ err: error, turnId: result.turnId }, 'callback not sent');
     }
   }
 }

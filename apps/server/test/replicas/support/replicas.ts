@@ -40,6 +40,8 @@ export interface ReplicaEnvironment {
   QUEUE_CONCURRENCY?: string;
   QUEUE_LOCK_MS?: string;
   QUEUE_STALLED_MS?: string;
+  /** Turns on callbacks of background turns (to 127.0.0.1), signed with this secret. */
+  CALLBACK_SECRET?: string;
 }
 
 function isRunning(child: ChildProcessWithoutNullStreams): boolean {
