@@ -19,6 +19,9 @@ import { publishesGraph } from './agents/published-graph.js';
 import type { ApproversPolicy } from './backend/approvers.js';
 import { conversationIndex } from './backend/conversation-index.js';
 import type { AuthOptions } from './backend/principal.js';
+import { appBudgets } from './budgets/app-budgets.js';
+import type { BudgetCounters } from './budgets/budget-counters.js';
+import { type BudgetOptions, checkBudgetOptions } from './budgets/budget-options.js';
 import type { TurnEvent } from './engine/events.js';
 import { TraceNaming } from './engine/trace-labels.js';
 import {
@@ -118,6 +121,15 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   rateLimit?: RateLimitOptions;
   /** Where request counts live (default: this process; `createRedisStores` gives one shared by every replica). */
   rateLimiter?: RateLimiter;
+  /**
+   * Spending limits on model calls per turn, session and tenant, with a
+   * price table for cost (see {@link BudgetOptions} and `docs/budgets.md`).
+   * A turn whose next model call could pass one ends `budget_exceeded`.
+   * Checked when the app is made. Off by default.
+   */
+  budgets?: BudgetOptions;
+  /** Where session and tenant spending is counted (default: this process; `createRedisStores` gives counters every replica shares). */
+  budgetCounters?: BudgetCounters;
   /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
   tracing?: Shutdownable;
   /**
@@ -314,6 +326,7 @@ export class App {
     if (options.cors) checkCorsOptions(options.cors);
     // A trusted proxy that is neither an address nor a range fails now rather than at mount.
     clientAddressOf(options.rateLimit?.trustedProxies);
+    if (options.budgets !== undefined) checkBudgetOptions(options.budgets);
     this.logger = resolveLogger(options.logger, options.logLevel);
     const { metrics } = options;
     this.#metrics = metrics ? appMetrics(metrics === true ? {} : metrics, { appName: name }) : undefined;
@@ -353,8 +366,14 @@ export class App {
     const meter = this.#metrics?.meter ?? otelMetrics.getMeter(METER_NAME);
     // No meter provider anywhere: nothing would be recorded, so neither the turn nor the request path records.
     const recording = meter !== createNoopMeter();
+    const budgets = appBudgets(this.#options.budgets, this.#options.budgetCounters, {
+      logger: this.logger,
+      meter: recording ? meter : undefined,
+      appName: this.name,
+    });
     this.#engine = new TurnEngine(
       {
+        budgets,
         orchestrator: instance,
         agents,
         sessions,
@@ -396,6 +415,7 @@ export class App {
         cors: this.#options.cors,
         metrics: this.#metrics,
         httpMetrics: recording ? new HttpMetrics(meter) : undefined,
+        usage: budgets && ((tenantId, sessionId, totals) => budgets.report(tenantId, sessionId, totals)),
       },
       this.#options,
     );
@@ -576,6 +596,7 @@ export class App {
         this.sessions.close?.(),
         this.memory.close?.(),
         this.#rateLimiter.close?.(),
+        this.#options.budgetCounters?.close?.(),
         events,
         this.#options.tracing?.shutdown(),
         this.#metrics?.shutdown(),

@@ -88,6 +88,29 @@ export {
   type KeyScope,
   type Principal,
 } from './backend/principal.js';
+export {
+  type BudgetCounters,
+  type ChargeResult,
+  type CounterEntry,
+  InMemoryBudgetCounters,
+  type Spend,
+  type SpendLimits,
+} from './budgets/budget-counters.js';
+export { type BudgetExceededDetails, BudgetExceededError } from './budgets/budget-errors.js';
+export type {
+  BudgetLimits,
+  BudgetOptions,
+  BudgetPeriod,
+  BudgetScope,
+  LimitName,
+  ModelPrice,
+} from './budgets/budget-options.js';
+export type { PeriodUsage, UsageAmounts, UsageReport } from './budgets/budgets.js';
+export {
+  chargeModelCall,
+  type ModelCallCharge,
+  type ModelCallTicket,
+} from './budgets/turn-budget.js';
 export type { TurnEvent, TurnEventBody, TurnEventType } from './engine/events.js';
 export type {
   ApprovalResolution,

@@ -13,6 +13,7 @@ export const TurnStatusSchema = z.enum([
   'awaiting_approval',
   'completed',
   'limited',
+  'budget_exceeded',
   'failed',
   'interrupted',
   'blocked',
