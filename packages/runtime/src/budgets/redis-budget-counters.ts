@@ -49,7 +49,7 @@ return {0}
 
 /**
  * {@link BudgetCounters} in Redis, shared by every replica: one hash per
- * counter (`<prefix>budget:{<tenant>}:<name>`, fields `i`, `o`, `c`), living
+ * counter (`<prefix>budget:{t.<tenant>}:<name>`, fields `i`, `o`, `c`), living
  * to the end of its period; a tenant's counters share a hash tag, so that a
  * charge to several is one script call (Cluster-safe).
  */
@@ -95,7 +95,8 @@ export class RedisBudgetCounters implements BudgetCounters {
   }
 
   #key(tenant: string, name: string): string {
-    return `${this.#keyPrefix}budget:{${encodeURIComponent(tenant)}}:${name}`;
+    // `t.` keeps the hash tag non-empty without a tenant (an empty `{}` is no hash tag on a Cluster).
+    return `${this.#keyPrefix}budget:{t.${encodeURIComponent(tenant)}}:${name}`;
   }
 
   #run(tenant: string, entries: readonly CounterEntry[], check: boolean): Promise<unknown> {
