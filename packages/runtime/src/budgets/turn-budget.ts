@@ -31,9 +31,9 @@ export interface ModelCallTicket {
 
 const REGISTRY_KEY = Symbol.for('switchboard.budgets.turns');
 /** The budget of each running turn part, by its request context (shared by duplicated package copies). */
-const registry: WeakMap<RequestContext, TurnBudget> = ((globalThis as Record<symbol, unknown>)[
-  REGISTRY_KEY
-] ??= new WeakMap()) as WeakMap<RequestContext, TurnBudget>;
+const holder = globalThis as { [REGISTRY_KEY]?: WeakMap<RequestContext, TurnBudget> };
+holder[REGISTRY_KEY] ??= new WeakMap();
+const registry = holder[REGISTRY_KEY];
 
 function addTo(total: Spend, amounts: Spend, sign = 1): void {
   total.inputTokens += sign * amounts.inputTokens;
@@ -49,7 +49,7 @@ function minus(a: Spend, b: Spend): Spend {
   };
 }
 
-function valueOf(spend: Spend, limit: LimitName): number {
+function amountOf(spend: Spend, limit: LimitName): number {
   if (limit === 'cost') return spend.nanoCost / NANO;
   if (limit === 'totalTokens') return spend.inputTokens + spend.outputTokens;
   return spend[limit];
@@ -185,8 +185,8 @@ export class TurnBudget {
       scope,
       limit,
       max,
-      used: valueOf(used, limit),
-      requested: valueOf(estimate, limit),
+      used: amountOf(used, limit),
+      requested: amountOf(estimate, limit),
     });
     this.#exceeded = error;
     this.#rules.metrics?.exceeded(this.#owner.tenant, scope, limit);

@@ -3,6 +3,7 @@ import {
   type Conversation,
   currentUserMessage,
   latestToolResults,
+  type OrchestratorOptions,
   routeToUser,
   toolCall,
 } from '@switchboard/core';
@@ -19,7 +20,11 @@ import type { ScriptEntry } from '../../src/testing/scripted-script.js';
 export const MAX_OUTPUT = 300;
 
 /** Asks the writer for a draft, then (with `drafts: 2`) to polish it, then answers with the last reply. */
-export function draftsOrchestrator(drafts: number) {
+export function draftsOrchestrator(
+  drafts: number,
+): new (
+  options: OrchestratorOptions,
+) => AbstractOrchestrator {
   return class Drafts extends AbstractOrchestrator {
     protected handleMessage(conversation: Conversation) {
       const replies = conversation.messages

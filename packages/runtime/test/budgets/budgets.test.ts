@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { ConfigurationError } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../src/app.js';
-import type { BudgetOptions } from '../../src/budgets/budget-options.js';
+import { type BudgetOptions, checkBudgetOptions } from '../../src/budgets/budget-options.js';
 import { apiKeys } from '../../src/server/auth.js';
+import { UsageReportSchema } from '../../src/server/usage-openapi.js';
+import { parseSamples } from '../support/prometheus-text.js';
 import { useSpanRecording } from '../support/span-recording.js';
 import { ACME_KEY, bearer, GLOBEX_KEY } from '../support/two-tenants.js';
 import { budgetApp, spending } from './budget-fixtures.js';
@@ -237,6 +240,38 @@ describe('GET /v1/usage', () => {
   });
 });
 
+describe('budget metrics', () => {
+  it('count the tokens and cost model calls spent and the calls a budget refused, per tenant', async () => {
+    const { app, close } = await budgetApp([spending('First draft.', 600, 100)], {
+      metrics: true,
+      auth: apiKeys({ keys: { [ACME_KEY]: { tenantId: 'acme', name: 'acme-web' } } }),
+      budgets: { turn: { totalTokens: 1000 }, prices: { 'poet-1': { input: 1, output: 2 } } },
+    });
+    try {
+      const chat = await app.request('/v1/chat', json({ message: 'hi' }, bearer(ACME_KEY)));
+      expect(((await chat.json()) as { status: string }).status).toBe('budget_exceeded');
+      const samples = parseSamples(
+        await (await app.request('/metrics', { headers: bearer(ACME_KEY) })).text(),
+      );
+      const value = (name: string, labels: Record<string, string>) =>
+        samples.find(
+          (sample) =>
+            sample.name === name &&
+            Object.entries(labels).every(([key, wanted]) => sample.labels[key] === wanted),
+        )?.value;
+      expect(value('switchboard_model_tokens_total', { tenant: 'acme', kind: 'input' })).toBe(600);
+      expect(value('switchboard_model_tokens_total', { tenant: 'acme', kind: 'output' })).toBe(100);
+      expect(value('switchboard_model_cost_total', { tenant: 'acme' })).toBeCloseTo(0.0008, 9);
+      expect(
+        value('switchboard_budget_exceeded_total', { tenant: 'acme', scope: 'turn', limit: 'totalTokens' }),
+      ).toBe(1);
+      expect(value('switchboard_turns_total', { status: 'budget_exceeded' })).toBe(1);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('budget options', () => {
   const bad: Array<[string, unknown]> = [
     ['a negative limit', { turn: { totalTokens: -1 } }],
@@ -253,5 +288,40 @@ describe('budget options', () => {
     expect(() => new App({ name: 'x', agents: [], budgets: budgets as BudgetOptions })).toThrow(
       ConfigurationError,
     );
+  });
+});
+
+describe('docs/budgets.md', () => {
+  const page = readFileSync(new URL('../../../../docs/budgets.md', import.meta.url), 'utf8');
+
+  /** The object literal that follows `label` in `text`, braces balanced. */
+  function literalAfter(text: string, label: string): string {
+    const start = text.indexOf('{', text.indexOf(label));
+    let depth = 0;
+    for (let index = start; index < text.length; index += 1) {
+      if (text[index] === '{') depth += 1;
+      if (text[index] === '}' && --depth === 0) return text.slice(start, index + 1);
+    }
+    throw new Error(`no object after ${label}`);
+  }
+
+  it('shows budget options the app accepts, and lists every option in its table', () => {
+    const example = new Function(`return ${literalAfter(page, 'budgets: ')}`)() as BudgetOptions;
+    expect(() => checkBudgetOptions(example)).not.toThrow();
+    const section = page.slice(page.indexOf('## Options'), page.indexOf('## How a call is checked'));
+    const listed = [...section.matchAll(/^\| `([\w.]+)`(?:, `([\w.]+)`)? \|/gm)].flatMap((match) =>
+      match.slice(1).filter((name): name is string => name !== undefined),
+    );
+    expect(listed.sort()).toEqual(
+      ['defaultMaxOutputTokens', 'now', 'prices', 'session', 'tenant.day', 'tenant.month', 'turn'].sort(),
+    );
+  });
+
+  it('shows a GET /v1/usage body of the documented shape', () => {
+    const body = page.slice(
+      page.indexOf('```json') + '```json'.length,
+      page.indexOf('```', page.indexOf('```json') + 7),
+    );
+    expect(UsageReportSchema.safeParse(JSON.parse(body)).success).toBe(true);
   });
 });
