@@ -206,7 +206,9 @@ function partialAnswer(turn: TurnState, error: Error): string {
   }
   const found = [...latest].slice(-3);
   if (found.length === 0)
-    return `${why} before any result came in. Please try again, or ask for less at once.`;
+    return BudgetExceededError.isInstance(error)
+      ? `${why} before any result came in.`
+      : `${why} before any result came in. Please try again, or ask for less at once.`;
   const parts = found.map(([agent, content]) => (found.length === 1 ? content : `${agent}: ${content}`));
   return `${why}, so this may be incomplete. What I have so far:\n\n${parts.join('\n\n')}`;
 }

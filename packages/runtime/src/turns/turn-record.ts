@@ -21,30 +21,25 @@ import type { StepAnnotations, TokenUsage } from '@switchboard/core';
  *   `BudgetOptions`), so it was not made; the turn answered with the partial
  *   result it had, and its `budget` note step says which limit.
  */
-export type TurnStatus =
-  | 'running'
-  | 'awaiting_approval'
-  | 'completed'
-  | 'limited'
-  | 'budget_exceeded'
-  | 'failed'
-  | 'interrupted'
-  | 'blocked';
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+
+/** Every state of a turn (see {@link TurnStatus}); a running turn may move to any of them. */
+export const TURN_STATUSES = [
+  'running',
+  'awaiting_approval',
+  'completed',
+  'limited',
+  'budget_exceeded',
+  'failed',
+  'interrupted',
+  'blocked',
+] as const;
 
 /** The statuses of a turn that has ended; an ended turn's last message is its answer. */
 export type FinishedTurnStatus = Exclude<TurnStatus, 'running' | 'awaiting_approval'>;
 
 const TRANSITIONS: Readonly<Record<TurnStatus, readonly TurnStatus[]>> = {
-  running: [
-    'running',
-    'awaiting_approval',
-    'completed',
-    'limited',
-    'budget_exceeded',
-    'failed',
-    'interrupted',
-    'blocked',
-  ],
+  running: TURN_STATUSES,
   awaiting_approval: ['awaiting_approval', 'running', 'failed', 'interrupted'],
   completed: [],
   limited: [],

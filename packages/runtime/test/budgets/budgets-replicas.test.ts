@@ -38,4 +38,21 @@ describe('budgets across replicas (two apps sharing one Redis prefix)', () => {
       await b.close();
     }
   });
+
+  it('stores a budget_exceeded turn as a v2 record, which a replica of the previous version refuses to read', async () => {
+    const keyPrefix = redis.prefix();
+    const { app, close } = await budgetApp([spending('Draft.', 600, 100)], {
+      budgets: { turn: { totalTokens: 1000 } },
+      // As during a rolling upgrade: records the previous version can read wherever they can be.
+      ...createRedisStores(REDIS_URL, { keyPrefix, compactRecords: false }),
+    });
+    try {
+      const result = await app.chat({ sessionId: 'over', message: 'two drafts' });
+      expect(result.status).toBe('budget_exceeded');
+      const record = await redis.admin.lindex(`${keyPrefix}session:{over}:turns`, -1);
+      expect(record).toMatch(/^\{"v":2,"s":"budget_exceeded","turn":\{/);
+    } finally {
+      await close();
+    }
+  });
 });
