@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { BudgetCounters } from '../../src/budgets/budget-counters.js';
+import { RedisBudgetCounters } from '../../src/budgets/redis-budget-counters.js';
 import { createRedisStores } from '../../src/redis.js';
 import { REDIS_URL, useRedis } from '../support/redis.js';
 import { budgetApp, spending } from './budget-fixtures.js';
@@ -54,5 +56,61 @@ describe('budgets across replicas (two apps sharing one Redis prefix)', () => {
     } finally {
       await close();
     }
+  });
+});
+
+/** The counters with a tally of their calls (what a turn costs in store calls). */
+function counted(counters: BudgetCounters) {
+  const calls = { charge: 0, add: 0 };
+  const proxy: BudgetCounters = {
+    charge: (tenant, entries) => {
+      calls.charge += 1;
+      return counters.charge(tenant, entries);
+    },
+    add: (tenant, entries) => {
+      calls.add += 1;
+      return counters.add(tenant, entries);
+    },
+    read: (tenant, names) => counters.read(tenant, names),
+    close: () => counters.close?.(),
+  };
+  return { calls, proxy };
+}
+
+describe('what budgets cost a turn in Redis calls', () => {
+  it('none without budgets, none awaited with turn limits only, one charge per model call with tenant limits', async () => {
+    const run = async (
+      budgets: object | undefined,
+      calls: { charge: number; add: number },
+      proxy: BudgetCounters,
+    ) => {
+      const stores = createRedisStores(REDIS_URL, { keyPrefix: redis.prefix() });
+      const { app, close } = await budgetApp([spending('One.', 60, 10), spending('Two.', 60, 10)], {
+        ...stores,
+        budgetCounters: proxy,
+        ...(budgets ? { budgets } : {}),
+      });
+      try {
+        expect((await app.chat({ message: 'two drafts' })).status).toBe('completed');
+        return { ...calls };
+      } finally {
+        await close();
+        // Its own counters are replaced by the tallied ones: closed here, so that the shared client is quit.
+        await stores.budgetCounters.close();
+      }
+    };
+    const none = counted(new RedisBudgetCounters(REDIS_URL, { keyPrefix: redis.prefix() }));
+    expect(await run(undefined, none.calls, none.proxy)).toEqual({ charge: 0, add: 0 });
+    const turnOnly = counted(new RedisBudgetCounters(REDIS_URL, { keyPrefix: redis.prefix() }));
+    // Two model calls: each counted after it answered, without a check before it.
+    expect(await run({ turn: { totalTokens: 5000 } }, turnOnly.calls, turnOnly.proxy)).toEqual({
+      charge: 0,
+      add: 2,
+    });
+    const tenant = counted(new RedisBudgetCounters(REDIS_URL, { keyPrefix: redis.prefix() }));
+    expect(await run({ tenant: { day: { totalTokens: 5000 } } }, tenant.calls, tenant.proxy)).toEqual({
+      charge: 2,
+      add: 2,
+    });
   });
 });
