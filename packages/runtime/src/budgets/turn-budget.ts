@@ -99,11 +99,6 @@ export class TurnBudget {
     registry.set(context, this);
   }
 
-  /** The limit that refused this turn's model call, if one did. */
-  get exceeded(): BudgetExceededError | undefined {
-    return this.#exceeded;
-  }
-
   /**
    * Reserves what a call may spend at most; throws (and stops the turn)
    * when a limit would be passed. A promise only when session or tenant
