@@ -48,3 +48,48 @@ describe('the token usage of a turn', () => {
     }
   });
 });
+
+describe('a spending budget with an LLM router', () => {
+  it('checks the router’s own model calls: the turn ends budget_exceeded before the call that could pass it', async () => {
+    // The router's first call may take its input (about 240 by the estimate) and 300 more: within 600. Then
+    // router 110 + writer 47 = 157 spent, and the router's next call may take its input and 300 more: past 600.
+    const server = await createScriptedModelServer({
+      script: [
+        { content: route('writer', 'a haiku about tea'), usage: { inputTokens: 100, outputTokens: 10 } },
+        { content: 'Steam curls from the cup', usage: { inputTokens: 40, outputTokens: 7 } },
+      ],
+    });
+    const client = new OpenAI({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
+    const writer = llmAgent({
+      name: 'writer',
+      description: 'Writes poems',
+      model: 'poet',
+      instructions: 'Write.',
+      maxTokens: 20,
+      client,
+    });
+    const app = new App({
+      name: 'usage',
+      agents: [writer],
+      logLevel: 'silent',
+      budgets: { turn: { totalTokens: 600 }, defaultMaxOutputTokens: 300 },
+    }).mount(
+      new LLMOrchestrator({ name: 'router', agents: [agentMeta(writer)], model: 'router-model', client }),
+    );
+    try {
+      const result = await app.chat({ message: 'a haiku please' });
+      expect(result.status).toBe('budget_exceeded');
+      expect(result.reply).toContain('Steam curls from the cup');
+      expect(server.requests).toHaveLength(2);
+      expect(result.steps.find((step) => step.label === 'budget')?.annotations).toMatchObject({
+        scope: 'turn',
+        limit: 'totalTokens',
+        used: 157,
+      });
+      server.assertDone();
+    } finally {
+      await app.close();
+      await server.close();
+    }
+  });
+});
