@@ -88,6 +88,17 @@ export {
   type KeyScope,
   type Principal,
 } from './backend/principal.js';
+export { BackgroundUnavailableError, QueueFullError } from './background/background-errors.js';
+export {
+  type BackgroundOptions,
+  BackgroundTurns,
+  type CallbackDelivery,
+  type QueuedTurnReceipt,
+  type TurnProgress,
+  type TurnStatusView,
+} from './background/background-turns.js';
+export { InMemoryTurnQueue, type InMemoryTurnQueueOptions } from './background/in-memory-turn-queue.js';
+export type { QueuedTurn, QueueOutcome, QueueWork, TurnQueue } from './background/turn-queue.js';
 export {
   type BudgetCounters,
   type ChargeResult,

@@ -19,6 +19,7 @@ import type { TraceNaming } from './trace-labels.js';
 import { TurnControl } from './turn-control.js';
 import { TurnLoop } from './turn-loop.js';
 import { TurnOpening } from './turn-opening.js';
+import { resultOfRecord } from './turn-result.js';
 import { TurnResumption } from './turn-resumption.js';
 import type {
   ApprovalResolution,
@@ -28,7 +29,6 @@ import type {
   TurnResult,
 } from './turn-types.js';
 
-export { resultOfRecord } from './turn-result.js';
 export type {
   ApprovalResolution,
   CancelRequest,
@@ -38,6 +38,7 @@ export type {
   TurnRequest,
   TurnResult,
 } from './turn-types.js';
+export { resultOfRecord };
 
 interface EngineParts {
   orchestrator: Orchestrator;
@@ -93,6 +94,7 @@ export class TurnEngine {
   readonly #hold: SessionHold;
   readonly #opening: TurnOpening;
   readonly #resumption: TurnResumption;
+  readonly #approvalMessage: string;
 
   constructor(
     parts: EngineParts,
@@ -123,6 +125,7 @@ export class TurnEngine {
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
+    this.#approvalMessage = approvalMessage;
     const options: LoopParts['options'] = {
       maxHops,
       historyWindow,
@@ -166,7 +169,17 @@ export class TurnEngine {
       metrics: parts.metrics,
       leaseTtlMs,
     });
-    const shared = { loop, loopParts, views: this.#views, hold: this.#hold };
+    const shared = {
+      loop,
+      loopParts,
+      views: this.#views,
+      hold: this.#hold,
+      contextFor: (
+        { sessionId, tenantId, requestId, depth }: RequestContext,
+        userId: string | undefined,
+        control: TurnControl,
+      ) => this.#requestContext({ sessionId, tenantId, requestId, depth, userId }, control),
+    };
     this.#resumption = new TurnResumption(shared);
     this.#opening = new TurnOpening({
       ...shared,
@@ -226,6 +239,21 @@ export class TurnEngine {
   /** Stops a running or paused turn (it ends `interrupted`), wherever it runs. */
   cancel(request: CancelRequest): Promise<TurnResult> {
     return this.#inPromise(request, (context, control) => this.#resumption.cancel(request, context, control));
+  }
+
+  /**
+   * A stored turn's result, as its request returned it (or would have):
+   * undefined when the session (as `sessions` sees it) holds no such turn.
+   */
+  async readTurn(sessions: SessionStore, sessionId: string, turnId: string): Promise<TurnResult | undefined> {
+    const last = await sessions.lastTurn(sessionId);
+    const record =
+      last?.turnId === turnId
+        ? last
+        : (await sessions.listTurns(sessionId)).find((turn) => turn.turnId === turnId);
+    if (!record) return undefined;
+    const history = record.status === 'awaiting_approval' ? [] : await sessions.read(sessionId);
+    return resultOfRecord(sessionId, record, history, this.#approvalMessage);
   }
 
   /** The session store as `tenantId` sees it (the store itself without a tenant). */

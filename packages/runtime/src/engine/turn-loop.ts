@@ -175,7 +175,7 @@ export class TurnLoop implements LoopHost<TurnState> {
     if (parts.guards.checksToolInput) this.checkCalls = (turn, decision) => checkCalls(parts, turn, decision);
   }
 
-  /** A part resumed by another user (an approver) keeps the requester as its decisions' user. */
+  /** A part continued by another user's request keeps the requester as its decisions' user. */
   owner(turn: TurnState): { sessionId: string; userId?: string } | undefined {
     const userId = traceUserOf(turn);
     return userId === undefined ? undefined : { sessionId: turn.sessionId, userId };

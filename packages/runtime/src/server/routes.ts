@@ -19,6 +19,7 @@ import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import { mountA2a } from './a2a-mount.js';
 import { accessControl, principalOf, type RateLimitOptions } from './access.js';
+import { cancelQueuedTurn, mountTurnStatus, queueTurn } from './background-routes.js';
 import { type ConsoleOptions, mountConsole } from './console-ui.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
 import { type DocsOptions, mountDocs } from './docs-ui.js';
@@ -213,6 +214,9 @@ export function createRoutes(
     if (idempotencyKey) request.idempotencyKey = idempotencyKey;
     if (body.concurrency) request.concurrency = body.concurrency;
     noteRequest(c, { sessionId: request.sessionId });
+    if (body.background || body.callbackUrl !== undefined) {
+      return queueTurn(c, backend, { ...request, principal: caller.principal }, body);
+    }
     const watch = body.onDisconnect === 'cancel' ? cancelOnDisconnect(c, request) : undefined;
     if (!wantsStream(c, body.stream)) {
       const result = backend.chat(watch ? { ...request, onEvent: watch } : request);
@@ -305,12 +309,16 @@ export function createRoutes(
     const turnId = parseOrThrow(TurnIdSchema, c.req.param('turnId'), 'turn id');
     // Read whatever came (chunked bodies declare no length): a body means the client meant something else.
     if ((await c.req.text()).length > 0) throw new ValidationError({ message: 'A cancel takes no body' });
-    return c.json(noteRequest(c, await backend.cancelTurn({ sessionId, turnId, ...callerOf(c) })));
+    const caller = callerOf(c);
+    const queued = await cancelQueuedTurn(backend, sessionId, turnId, caller.principal);
+    if (queued) return c.json(noteRequest(c, queued));
+    return c.json(noteRequest(c, await backend.cancelTurn({ sessionId, turnId, ...caller })));
   };
   app.post('/v1/sessions/:id/turns/:turnId/cancel', limited(cancel, { json: false }));
 
   mountSessionReads(app, (tenantId, userId) => backend.sessionsOf(tenantId, userId));
   mountTurnEvents(app, backend);
+  mountTurnStatus(app, backend);
   mountUsage(app, {
     usage: unchecked.usage,
     sessionsOf: (tenantId, userId) => backend.sessionsOf(tenantId, userId),
