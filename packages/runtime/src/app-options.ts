@@ -11,6 +11,8 @@ import type { ApproversPolicy } from './backend/approvers.js';
 import type { AuthOptions } from './backend/principal.js';
 import type { BackgroundOptions, CallbackDelivery } from './background/background-turns.js';
 import type { InMemoryTurnQueue } from './background/in-memory-turn-queue.js';
+import type { BudgetCounters } from './budgets/budget-counters.js';
+import type { BudgetOptions } from './budgets/budget-options.js';
 import type { CallbackSenderOptions } from './callbacks/callback-options.js';
 import type { CallbackSender } from './callbacks/callback-sender.js';
 import type { TurnEvent } from './engine/events.js';
@@ -106,6 +108,15 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   rateLimit?: RateLimitOptions;
   /** Where request counts live (default: this process; `createRedisStores` gives one shared by every replica). */
   rateLimiter?: RateLimiter;
+  /**
+   * Spending limits on model calls per turn, session and tenant, with a
+   * price table for cost (see {@link BudgetOptions} and `docs/budgets.md`).
+   * A turn whose next model call could pass one ends `budget_exceeded`.
+   * Checked when the app is made. Off by default.
+   */
+  budgets?: BudgetOptions;
+  /** Where session and tenant spending is counted (default: this process; `createRedisStores` gives counters every replica shares). */
+  budgetCounters?: BudgetCounters;
   /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
   tracing?: Shutdownable;
   /**

@@ -35,6 +35,8 @@ import {
   type QueuedTurnReceipt,
 } from './background/background-turns.js';
 import { InMemoryTurnQueue } from './background/in-memory-turn-queue.js';
+import { appBudgets } from './budgets/app-budgets.js';
+import { checkBudgetOptions } from './budgets/budget-options.js';
 import type { CallbackSenderOptions } from './callbacks/callback-options.js';
 import { CallbackSender } from './callbacks/callback-sender.js';
 import { TraceNaming } from './engine/trace-labels.js';
@@ -157,6 +159,7 @@ export class App {
     if (options.cors) checkCorsOptions(options.cors);
     // A trusted proxy that is neither an address nor a range fails now rather than at mount.
     clientAddressOf(options.rateLimit?.trustedProxies);
+    if (options.budgets !== undefined) checkBudgetOptions(options.budgets);
     this.logger = resolveLogger(options.logger, options.logLevel);
     const { metrics } = options;
     this.#metrics = metrics ? appMetrics(metrics === true ? {} : metrics, { appName: name }) : undefined;
@@ -196,8 +199,14 @@ export class App {
     const meter = this.#metrics?.meter ?? otelMetrics.getMeter(METER_NAME);
     // No meter provider anywhere: nothing would be recorded, so neither the turn nor the request path records.
     const recording = meter !== createNoopMeter();
+    const budgets = appBudgets(this.#options.budgets, this.#options.budgetCounters, {
+      logger: this.logger,
+      meter: recording ? meter : undefined,
+      appName: this.name,
+    });
     this.#engine = new TurnEngine(
       {
+        budgets,
         orchestrator: instance,
         agents,
         sessions,
@@ -279,6 +288,7 @@ export class App {
         cors: this.#options.cors,
         metrics: this.#metrics,
         httpMetrics: recording ? new HttpMetrics(meter) : undefined,
+        usage: budgets && ((tenantId, sessionId, totals) => budgets.report(tenantId, sessionId, totals)),
       },
       this.#options,
     );
@@ -480,6 +490,7 @@ export class App {
         this.sessions.close?.(),
         this.memory.close?.(),
         this.#rateLimiter.close?.(),
+        this.#options.budgetCounters?.close?.(),
         events,
         this.#background?.close(this.#options.closeGraceMs),
         this.#options.tracing?.shutdown(),

@@ -1,5 +1,6 @@
 import { createId, type Orchestrator, RequestContext } from '@switchboard/core';
 import type { Agent } from '../agents/agent-contract.js';
+import type { Budgets } from '../budgets/budgets.js';
 import type { Logger } from '../logging/logger.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
@@ -54,6 +55,8 @@ interface EngineParts {
   naming: TraceNaming;
   /** Where each turn's events are kept for rejoining clients. */
   eventLog: TurnEventLog | undefined;
+  /** The app's spending budgets, if it has any. */
+  budgets?: Budgets;
 }
 
 /** Who a request is for: the parts of a request every entry point has. */
@@ -156,6 +159,7 @@ export class TurnEngine {
       metrics: parts.metrics,
       naming: parts.naming,
       eventLog: parts.eventLog,
+      budgets: parts.budgets,
     };
     const loop = new TurnLoop(loopParts);
     this.#views = new SessionViews(parts.sessions, sessionIdleTtlSeconds, tenantSessionIdleTtlSeconds);

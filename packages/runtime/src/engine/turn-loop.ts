@@ -191,6 +191,10 @@ export class TurnLoop implements LoopHost<TurnState> {
       timeoutMs === undefined
         ? undefined
         : setTimeout(() => turn.runtime.control.stop(new TurnDeadlineError({ timeoutMs })), timeoutMs);
+    // With budgets, this part's model calls are metered (no store call here).
+    parts.budgets?.attach(turn.runtime.requestContext, turn.usage, (error) =>
+      turn.runtime.control.stop(error),
+    );
     try {
       const turnContext = turn.turnContext ?? otelContext.active();
       if (turn.answerApprovalId !== undefined || turn.unanswered.length > 0)

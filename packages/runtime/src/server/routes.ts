@@ -40,6 +40,7 @@ import {
 } from './schemas.js';
 import { mountSessionReads } from './session-read-routes.js';
 import { mountTurnEvents } from './turn-event-routes.js';
+import { mountUsage, type UsageBackend } from './usage-routes.js';
 
 /** What the HTTP layer needs from the App: the protocol-neutral backend, plus rate limits, CORS and metrics. */
 export interface HttpBackend extends ServerBackend {
@@ -53,6 +54,8 @@ export interface HttpBackend extends ServerBackend {
   httpMetrics?: HttpMetrics;
   /** Who may decide approvals, with auth (see {@link ApproversPolicy}). */
   approvers?: ApproversPolicy;
+  /** Spending against the budgets, for `GET /v1/usage` (none: the app has no budgets). */
+  usage?: UsageBackend['usage'];
 }
 
 /** HTTP limits. */
@@ -316,6 +319,10 @@ export function createRoutes(
   mountSessionReads(app, (tenantId, userId) => backend.sessionsOf(tenantId, userId));
   mountTurnEvents(app, backend);
   mountTurnStatus(app, backend);
+  mountUsage(app, {
+    usage: unchecked.usage,
+    sessionsOf: (tenantId, userId) => backend.sessionsOf(tenantId, userId),
+  });
 
   app.delete('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
@@ -365,6 +372,7 @@ export function createRoutes(
     '/v1/sessions/:id/turns/:turnId/cancel': ['POST'],
     '/v1/agents': ['GET'],
     '/v1/users/:userId': ['DELETE'],
+    '/v1/usage': ['GET'],
     '/healthz': ['GET'],
     '/readyz': ['GET'],
     '/openapi.json': ['GET'],
