@@ -2,6 +2,7 @@ import type { AgentMeta } from '@switchboard/core';
 import type { Context } from 'hono';
 import type { PublishedGraph } from '../agents/published-graph.js';
 import type { BackgroundTurns, TurnStatusView } from '../background/background-turns.js';
+import type { Schedules } from '../background/schedules.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../stores/session-store.js';
@@ -46,6 +47,8 @@ export interface ServerBackend {
   deleteSession(sessionId: string, tenantId?: string): Promise<boolean>;
   /** Background turns: queued, read and cancelled by id (absent with `background: false`). */
   background?: BackgroundTurns;
+  /** Messages run as background turns on a timer (absent with `background: false`). */
+  schedules?: Schedules;
   /** Where a turn stands (queued, running, ended) and its result once it has one; undefined for an unknown turn. */
   turnStatus(
     sessionId: string,

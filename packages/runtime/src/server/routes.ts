@@ -30,6 +30,7 @@ import { mountOpenAiRoutes } from './openai-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { protocolErrorShapes } from './protocol-error-shapes.js';
 import { clientClosedResponse, isClientClosed, noteRequest, requestIdOf, requestLog } from './request-log.js';
+import { mountSchedules } from './schedule-routes.js';
 import {
   ApprovalRequestSchema,
   chatRequestSchema,
@@ -335,6 +336,7 @@ export function createRoutes(
   });
 
   mountOpenAiRoutes(app, backend, { limited, maxMessageLength, exposeErrorDetails, callerOf });
+  mountSchedules(app, backend, { limited, maxMessageLength, callerOf });
   const a2aRoutes = a2a
     ? mountA2a(app, backend, a2a === true ? {} : a2a, { limited, maxMessageLength, callerOf })
     : {};

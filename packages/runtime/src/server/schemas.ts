@@ -32,7 +32,7 @@ export {
  * Metadata is stored with the message and walked by stores and tracing:
  * bounded in depth (checked first, so that nothing deeper is walked) and size.
  */
-const MetadataSchema = z.record(z.string(), z.unknown()).superRefine((metadata, context) => {
+export const MetadataSchema = z.record(z.string(), z.unknown()).superRefine((metadata, context) => {
   const problem = jsonBoundsProblem(
     metadata,
     { maxDepth: MAX_METADATA_DEPTH, maxBytes: MAX_METADATA_BYTES },
