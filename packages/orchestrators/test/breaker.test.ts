@@ -157,7 +157,7 @@ describe('withBreaker', () => {
   });
 
   it('keeps at most 100 agents’ records and 50 bans, and forgets failures outside the window', () => {
-    const limits = { failures: 1, windowMs: 1_000, coolDownMs: 60_000 };
+    const limits = { failures: 1, windowMs: 1_000, coolDownMs: 60_000, statsWindowMs: 1_000 };
     let state = EMPTY_STATE;
     for (let index = 0; index < 150; index++)
       state = applyOutcomes(state, [{ agent: `agent-${index}`, ok: false }], limits, 1_000 + index);
@@ -166,7 +166,7 @@ describe('withBreaker', () => {
     expect(records.filter((record) => record.bannedUntil !== undefined)).toHaveLength(MAX_BANNED_AGENTS);
     expect(state.agents['agent-149']?.bannedUntil).toBeDefined();
 
-    const slow = { failures: 2, windowMs: 1_000, coolDownMs: 60_000 };
+    const slow = { failures: 2, windowMs: 1_000, coolDownMs: 60_000, statsWindowMs: 1_000 };
     let windowed = applyOutcomes(EMPTY_STATE, [{ agent: 'x', ok: false }], slow, 0);
     windowed = applyOutcomes(windowed, [{ agent: 'x', ok: false }], slow, 1_500);
     expect(windowed.agents.x?.bannedUntil).toBeUndefined();
