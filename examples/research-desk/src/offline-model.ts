@@ -1,7 +1,6 @@
 import {
   createScriptedModelServer,
   type RecordedRequest,
-  type ScriptEntry,
   type ScriptedModelServer,
   type ScriptedReply,
 } from '@switchboard/runtime/testing';
@@ -107,12 +106,6 @@ export function researchDeskModel(request: RecordedRequest): ScriptedReply {
 }
 
 /** Starts an OpenAI-compatible server on loopback that answers every request with {@link researchDeskModel}. */
-export async function startOfflineModel(): Promise<ScriptedModelServer> {
-  const server = await createScriptedModelServer();
-  const endless: ScriptEntry = (request) => {
-    server.push(endless);
-    return researchDeskModel(request);
-  };
-  server.push(endless);
-  return server;
+export function startOfflineModel(): Promise<ScriptedModelServer> {
+  return createScriptedModelServer({ fallback: researchDeskModel });
 }
