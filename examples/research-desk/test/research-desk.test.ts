@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { AgentStatsTable } from '@switchboard/core';
+import { type AgentStatsTable, createId, type MessageItem, type ToolMessage } from '@switchboard/core';
 import type { App, TurnResult } from '@switchboard/runtime';
 import type { ScriptedModelServer } from '@switchboard/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_URL, usePostgres } from '../../../packages/runtime/test/support/postgres.js';
 import { spawnListening } from '../../../packages/runtime/test/support/spawn-listening.js';
 import { buildApp } from '../src/app.js';
+import { ResearchDesk } from '../src/desk.js';
 import { openLibrary } from '../src/library.js';
 import { startOfflineModel } from '../src/offline-model.js';
 import { SimulatedWebSearch } from '../src/web-search.js';
@@ -49,14 +50,7 @@ async function desk(schema?: string) {
   return { app, web, store, close };
 }
 
-const ask = async (app: App, message: string) =>
-  (await (
-    await app.request('/v1/chat', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message }),
-    })
-  ).json()) as TurnResult;
+const ask = (app: App, message: string) => app.chat({ message });
 
 /** The nested steps of the turn's call to `agent`. */
 const innerSteps = (result: TurnResult, agent: string) =>
@@ -140,6 +134,48 @@ describe('research-desk example (offline model)', () => {
     } finally {
       await close();
     }
+  });
+
+  it('drafts again from the same sources when the critic sends the answer back', async () => {
+    const desk = new ResearchDesk({
+      agents: ['perception', 'research', 'drafts'].map((agent) => ({ name: agent, description: agent })),
+    });
+    const at = new Date().toISOString();
+    const tool = (name: string, content: string, metadata?: Record<string, unknown>): MessageItem => ({
+      id: createId('msg'),
+      role: 'tool',
+      name,
+      toolCallId: createId('call'),
+      content,
+      status: 'ok',
+      createdAt: at,
+      ...(metadata ? { metadata } : {}),
+    });
+    const messages: MessageItem[] = [
+      { id: createId('msg'), role: 'user', content: 'How do flywheels work?', createdAt: at },
+      tool('research', 'Sources:\n[1] notes/flywheels.md (score 0.50): Flywheel storage spins a rotor.'),
+      tool('critic', 'A reviewer read your answer…', {
+        critic: true,
+        score: 0.5,
+        issues: ['the answer cites no source'],
+      }),
+    ];
+    const decision = await desk.decide({
+      sessionId: 's',
+      turnId: 't',
+      messages,
+      turnStart: 0,
+      hop: 4,
+      agents: desk.agents,
+      // As the runtime hands it: the latest replies are the critic's feedback alone.
+      lastResults: messages.slice(2) as ToolMessage[],
+    });
+    expect(decision).toMatchObject({
+      toolName: 'drafts',
+      message: expect.stringMatching(
+        /\[1\] notes\/flywheels\.md[\s\S]*A reviewer found: the answer cites no source$/,
+      ),
+    });
   });
 
   it('answers with its library on PostgreSQL (DATABASE_URL)', async () => {
