@@ -65,7 +65,7 @@ interface Copy {
   state: BreakerState;
   readAt: number;
   refreshing: boolean;
-  /** Changes applied here whose write has not answered yet: a read that lands meanwhile gets them again. */
+  /** Changes applied here whose write has not answered yet (a background read is not taken meanwhile). */
   pending: Array<(state: BreakerState) => BreakerState>;
 }
 
@@ -250,11 +250,11 @@ export class BreakerOrchestrator extends AbstractOrchestrator implements Reports
       stale.refreshing = true;
       memory.getContent(this.memoryKey).then(
         (read) => {
-          // A read sent before one of this replica's writes landed lacks it: applied again on top.
-          if (read.success)
-            stale.state = stale.pending.reduce((state, change) => change(state), parseState(read.data));
-          stale.readAt = this.#now();
           stale.refreshing = false;
+          stale.readAt = this.#now();
+          // While a write of this replica is on its way the read may lack it (or already hold it): the copy
+          // is kept, and the write's answer brings the stored state, other replicas' changes included.
+          if (read.success && stale.pending.length === 0) stale.state = parseState(read.data);
         },
         () => {
           stale.refreshing = false;
@@ -271,6 +271,7 @@ export class BreakerOrchestrator extends AbstractOrchestrator implements Reports
     copy.pending.push(change);
     const settled = (written?: BreakerState) => {
       copy.pending.splice(copy.pending.indexOf(change), 1);
+      // This process's later writes run after this one (the store serialises a key's updates): not in `written`.
       if (written) copy.state = copy.pending.reduce((state, next) => next(state), written);
     };
     memory
