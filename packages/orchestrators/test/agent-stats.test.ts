@@ -7,7 +7,7 @@ import {
   routeToUser,
   toolCall,
 } from '@switchboard/core';
-import { type Agent, App, defineAgent } from '@switchboard/runtime';
+import { type Agent, App, apiKeys, defineAgent } from '@switchboard/runtime';
 import { createRedisStores, RedisMemoryStore, RedisSessionStore } from '@switchboard/runtime/redis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { expositionProblems, parseSamples } from '../../runtime/test/support/prometheus-text.js';
@@ -193,6 +193,39 @@ describe('agent stats through withBreaker', () => {
     });
     // b's latency is known, a's too: the slow agent's median is the larger.
     expect(later.stats?.a?.p50Ms).toBeLessThan(stats?.b?.p50Ms as number);
+  });
+
+  it('are per tenant: a tenant sees only its own calls, on GET /v1/agents and on the conversation', async () => {
+    const ACME = 'sk-acme-0123456789abcdef0123456789abcdef';
+    const GLOBEX = 'sk-globex-0123456789abcdef0123456789abcd';
+    const router = new TieRouter();
+    const app = new App({
+      name: 'tenants',
+      agents: team().list,
+      logLevel: 'silent',
+      auth: apiKeys({ keys: { [ACME]: { tenantId: 'acme' }, [GLOBEX]: { tenantId: 'globex' } } }),
+    }).mount(withBreaker(router, { failures: 10 }));
+    apps.push(app);
+    const chat = async (key: string) => {
+      const response = await app.request('/v1/chat', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'go' }),
+      });
+      return ((await response.json()) as { reply: string }).reply;
+    };
+    const statsOf = async (key: string) =>
+      (
+        (await (await app.request('/v1/agents', { headers: { authorization: `Bearer ${key}` } })).json()) as {
+          stats?: AgentStatsTable;
+        }
+      ).stats;
+    expect(await chat(ACME)).toBe('a: error');
+    await vi.waitFor(async () => expect((await statsOf(ACME))?.a?.calls).toBe(1));
+    expect(await statsOf(GLOBEX)).toEqual({});
+    // Globex's router has no stats of its own yet: a tie, a first.
+    expect(await chat(GLOBEX)).toBe('a: error');
+    expect(router.seen[1]).toEqual({});
   });
 
   it('without withBreaker: no stats on the conversation nor on GET /v1/agents', async () => {
