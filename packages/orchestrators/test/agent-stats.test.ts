@@ -237,6 +237,13 @@ describe('agent stats through withBreaker', () => {
     expect((await app.chat({ message: '2' })).reply).toBe('a: error');
     expect(router.seen).toEqual([undefined, undefined]);
     expect(await agentsBody(app)).not.toHaveProperty('stats');
+    // The OpenAPI document describes the field all the same.
+    const openApi = (await (await app.request('/openapi.json')).json()) as {
+      paths: Record<string, { get: { responses: Record<string, unknown> } }>;
+    };
+    expect(JSON.stringify(openApi.paths['/v1/agents']?.get.responses['200'])).toMatch(
+      /"stats":\{[^]*"successRate"[^]*"p95Ms"/,
+    );
   });
 
   it('are shared by two replicas on one Redis: B ranks by what A saw and shows it on GET /v1/agents', async () => {
