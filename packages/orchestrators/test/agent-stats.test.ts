@@ -242,7 +242,7 @@ describe('agent stats through withBreaker', () => {
       paths: Record<string, { get: { responses: Record<string, unknown> } }>;
     };
     expect(JSON.stringify(openApi.paths['/v1/agents']?.get.responses['200'])).toMatch(
-      /"stats":\{[^]*"successRate"[^]*"p95Ms"/,
+      /"stats":\{[\s\S]*"successRate"[\s\S]*"p95Ms"/,
     );
   });
 
