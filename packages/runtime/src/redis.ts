@@ -6,6 +6,7 @@
  * @module
  */
 import type { Cluster, Redis } from 'ioredis';
+import { RedisBudgetCounters } from './budgets/redis-budget-counters.js';
 import {
   createRedisClient,
   existingClient,
@@ -18,6 +19,7 @@ import { RedisRateLimiter } from './stores/redis/redis-rate-limiter.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
 import { RedisTurnEventLog, type RedisTurnEventLogOptions } from './stores/redis/redis-turn-event-log.js';
 
+export { RedisBudgetCounters } from './budgets/redis-budget-counters.js';
 export {
   type MigrateSessionMemoryOptions,
   type MigrateSessionMemoryResult,
@@ -57,6 +59,8 @@ export interface RedisStores {
   rateLimiter: RedisRateLimiter;
   /** Keeps each turn's events, so that a client can rejoin its stream from any replica. */
   eventLog: RedisTurnEventLog;
+  /** Counts model spending per session and tenant across replicas (used with the app's `budgets`). */
+  budgetCounters: RedisBudgetCounters;
 }
 
 /**
@@ -93,7 +97,7 @@ export function createRedisStores(
   let shared = existingClient(source);
   if (!shared) {
     shared = createRedisClient(source as Exclude<RedisSource, Redis | Cluster>, { commandTimeoutMs });
-    shareOwnership(shared, 4);
+    shareOwnership(shared, 5);
   }
   return {
     sessionStore: new RedisSessionStore(shared, {
@@ -113,5 +117,6 @@ export function createRedisStores(
     }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
     eventLog: new RedisTurnEventLog(shared, { keyPrefix, commandTimeoutMs, ...events }),
+    budgetCounters: new RedisBudgetCounters(shared, { keyPrefix, commandTimeoutMs }),
   };
 }

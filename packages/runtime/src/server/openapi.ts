@@ -14,6 +14,7 @@ import {
   SessionResponseSchema,
   TurnIdSchema,
 } from './schemas.js';
+import { usagePaths } from './usage-openapi.js';
 
 const json = (schema: z.ZodType) => ({
   'application/json': { schema: z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) },
@@ -72,7 +73,7 @@ export function buildOpenApiDocument({
     });
   const turnResult = {
     description:
-      'The turn (or its part that ran): `status` is `completed`, `limited` (at a profile limit, with a partial answer), `failed`, `interrupted`, `blocked` (a guardrail refused it), or `awaiting_approval` with the pending `approvals`',
+      'The turn (or its part that ran): `status` is `completed`, `limited` (at a profile limit, with a partial answer), `budget_exceeded` (its next model call could have passed a spending budget; with a partial answer), `failed`, `interrupted`, `blocked` (a guardrail refused it), or `awaiting_approval` with the pending `approvals`',
     content: { ...json(ChatResponseSchema), 'text/event-stream': {} },
   };
   return {
@@ -220,6 +221,7 @@ export function buildOpenApiDocument({
           },
         },
       },
+      ...usagePaths(),
       ...openAiPaths(),
     },
     ...(Object.keys(agentSchemas).length > 0 ? { components: { schemas: agentSchemas } } : {}),

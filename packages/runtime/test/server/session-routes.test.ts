@@ -184,6 +184,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/v1/sessions/{id}/export',
       '/v1/sessions/{id}/turns/{turnId}/cancel',
       '/v1/sessions/{id}/turns/{turnId}/events',
+      '/v1/usage',
     ]);
     expect(Object.keys(document.paths['/v1/sessions/{id}']!).sort()).toEqual(['delete', 'get']);
     const schema = document.paths['/v1/chat']!.post!.requestBody!.content['application/json']!.schema;
