@@ -14,6 +14,7 @@ import type { Authenticated, ServerBackend } from '../backend/server-backend.js'
 import { BackgroundUnavailableError } from '../background/background-errors.js';
 import type { TurnProgress } from '../background/background-turns.js';
 import type { TurnRequest, TurnResult } from '../engine/turn-types.js';
+import { TURN_STATUSES } from '../turns/turn-record.js';
 import { principalOf } from './access.js';
 import { parseOrThrow } from './http-errors.js';
 import { SessionIdSchema, TurnIdSchema } from './schemas.js';
@@ -78,16 +79,7 @@ export async function cancelQueuedTurn(
   return { sessionId, turnId, reply: '', status: 'interrupted', steps: [] };
 }
 
-const LIST_STATUSES = new Set<TurnProgress>([
-  'queued',
-  'running',
-  'awaiting_approval',
-  'completed',
-  'limited',
-  'failed',
-  'interrupted',
-  'blocked',
-]);
+const LIST_STATUSES = new Set<TurnProgress>(['queued', ...TURN_STATUSES]);
 
 /**
  * Mounts `GET /v1/sessions/:id/turns/:turnId` (scope `sessions:read`; a

@@ -1,5 +1,6 @@
 import type { AgentMeta } from '@switchboard/core';
 import { z } from 'zod';
+import { backgroundPaths, queuedTurnResponse } from './background-openapi.js';
 import { openAiPaths } from './openai-openapi.js';
 import {
   AgentsResponseSchema,
@@ -101,6 +102,7 @@ export function buildOpenApiDocument({
           },
           responses: {
             '200': turnResult,
+            '202': queuedTurnResponse(),
             ...errors(400, 409, 413, 422, 500, 503),
           },
         },
@@ -222,6 +224,7 @@ export function buildOpenApiDocument({
         },
       },
       ...usagePaths(),
+      ...backgroundPaths(),
       ...openAiPaths(),
     },
     ...(Object.keys(agentSchemas).length > 0 ? { components: { schemas: agentSchemas } } : {}),
