@@ -1,3 +1,4 @@
+import { agentStatsLine } from './agent-stats.js';
 import { Api, followTurn, UnauthorizedError } from './api.js';
 import { byId, h } from './dom.js';
 import { pathOf, renderGraph } from './graph.js';
@@ -161,12 +162,18 @@ async function loadSessions(): Promise<void> {
   );
 }
 
+/** True once `GET /v1/agents` answered with stats: they are read again after each turn. */
+let agentStatsKept = false;
+
 async function loadAgents(): Promise<void> {
   const body = await api.agents();
-  const { agents } = body;
+  const { agents, stats } = body;
   agentCount = agents.length;
-  graph = body.graph;
-  renderGraphPath();
+  agentStatsKept = stats !== undefined;
+  if (body.graph?.mermaid !== graph?.mermaid) {
+    graph = body.graph;
+    renderGraphPath();
+  }
   elements.agents.replaceChildren(
     ...agents.map((agent) =>
       h(
@@ -180,6 +187,7 @@ async function loadAgents(): Promise<void> {
         agent.keywords?.length
           ? h('p', { class: 'keywords muted', text: `Keywords: ${agent.keywords.join(', ')}` })
           : null,
+        agentStatsLine(stats?.[agent.name]),
       ),
     ),
   );
@@ -291,6 +299,7 @@ async function showStored(id: string, text: string): Promise<void> {
   // Older pages already loaded stay on screen.
   showSession(shown?.sessionId === id ? mergePages(shown, newest) : newest);
   await loadSessions();
+  if (agentStatsKept) await loadAgents();
 }
 
 async function send(text: string): Promise<void> {

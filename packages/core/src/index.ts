@@ -1,3 +1,10 @@
+export {
+  type AgentStats,
+  type AgentStatsTable,
+  type ReportsAgentStats,
+  rankByStats,
+  reportsAgentStats,
+} from './agent-stats.js';
 export { RequestContext, type RequestContextInit, traceContextSlot } from './context.js';
 export {
   type Conversation,

@@ -220,6 +220,7 @@ export class App {
         orchestratorName: instance.name,
         agents: this.agentMetas,
         ...(publishesGraph(instance) ? { graph: instance.view } : {}),
+        ...(this.#engine.agentStats ? { agentStats: this.#engine.agentStats } : {}),
         sessions,
         chat: (request) => this.#run(request),
         resolveApproval: (resolution) => this.resolveApproval(resolution),

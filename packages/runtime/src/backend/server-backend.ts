@@ -1,4 +1,4 @@
-import type { AgentMeta } from '@switchboard/core';
+import type { AgentMeta, AgentStatsTable } from '@switchboard/core';
 import type { Context } from 'hono';
 import type { PublishedGraph } from '../agents/published-graph.js';
 import type { BackgroundTurns, TurnStatusView } from '../background/background-turns.js';
@@ -27,6 +27,8 @@ export interface ServerBackend {
   agents: readonly AgentMeta[];
   /** The workflow graph the orchestrator runs, when it publishes one (`GET /v1/agents`). */
   graph?: PublishedGraph;
+  /** The agents' stats as a tenant sees them, when the orchestrator keeps them (`GET /v1/agents`). */
+  agentStats?(tenantId: string | undefined): Promise<AgentStatsTable>;
   sessions: SessionStore;
   /** Runs a turn: its result at once when no step had to wait. */
   chat(request: TurnRequest & Authenticated): TurnResult | Promise<TurnResult>;

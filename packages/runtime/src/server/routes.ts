@@ -170,7 +170,12 @@ export function createRoutes(
   app.get('/openapi.json', (c) => c.json(openApi));
   const docsRoutes = docs ? mountDocs(app, { title: backend.name, ...(docs === true ? {} : docs) }) : {};
   const metricsRoutes = backend.metrics ? mountMetrics(app, backend.metrics) : {};
-  app.get('/v1/agents', (c) => c.json(agentsBody));
+  const { agentStats } = backend;
+  app.get('/v1/agents', async (c) =>
+    agentStats
+      ? c.json({ ...agentsBody, stats: await agentStats(principalOf(c)?.tenantId) })
+      : c.json(agentsBody),
+  );
 
   const limitBody = bodyLimit({
     maxSize: maxBodyBytes,
