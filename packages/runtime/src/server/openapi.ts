@@ -33,10 +33,13 @@ const errors = (...statuses: number[]) =>
 export function buildOpenApiDocument({
   title,
   chatRequest,
+  scheduleRequest,
   agents = [],
 }: {
   title: string;
   chatRequest: z.ZodType;
+  /** The `POST /v1/schedules` body. */
+  scheduleRequest: z.ZodType;
   /** The agents whose input and output schemas are published as components (`<agent>.input`, `<agent>.output`). */
   agents?: readonly AgentMeta[];
 }) {
@@ -224,7 +227,7 @@ export function buildOpenApiDocument({
         },
       },
       ...usagePaths(),
-      ...backgroundPaths(),
+      ...backgroundPaths(scheduleRequest),
       ...openAiPaths(),
     },
     ...(Object.keys(agentSchemas).length > 0 ? { components: { schemas: agentSchemas } } : {}),

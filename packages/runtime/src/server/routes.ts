@@ -30,7 +30,7 @@ import { mountOpenAiRoutes } from './openai-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { protocolErrorShapes } from './protocol-error-shapes.js';
 import { clientClosedResponse, isClientClosed, noteRequest, requestIdOf, requestLog } from './request-log.js';
-import { mountSchedules } from './schedule-routes.js';
+import { mountSchedules, scheduleRequestSchema } from './schedule-routes.js';
 import {
   ApprovalRequestSchema,
   chatRequestSchema,
@@ -127,6 +127,7 @@ export function createRoutes(
   const openApi = buildOpenApiDocument({
     title: backend.name,
     chatRequest: ChatRequest,
+    scheduleRequest: scheduleRequestSchema(maxMessageLength),
     agents: backend.agents,
   });
   const agentsBody = backend.graph
