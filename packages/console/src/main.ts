@@ -1,8 +1,10 @@
 import { agentStatsLine } from './agent-stats.js';
 import { Api, followTurn, UnauthorizedError } from './api.js';
+import { BackgroundPanel } from './background-panel.js';
 import { byId, h } from './dom.js';
 import { pathOf, renderGraph } from './graph.js';
 import { followEvents, messageItem } from './live-view.js';
+import { ScheduleList } from './schedule-list.js';
 import { recentSessions, rememberSession } from './sessions.js';
 import { renderTurn, type TurnView, turnFromRecord } from './timeline.js';
 import type { Approval, GraphInfo, MessageItem, SessionBody, TurnRecord } from './types.js';
@@ -28,6 +30,7 @@ const elements = {
   chatForm: byId<HTMLFormElement>('chat-form'),
   message: byId<HTMLTextAreaElement>('message'),
   send: byId<HTMLButtonElement>('send'),
+  inBackground: byId<HTMLInputElement>('background-toggle'),
   turns: byId<HTMLOListElement>('turns'),
   graphSection: byId('graph-section'),
   graph: byId('graph'),
@@ -36,6 +39,8 @@ const elements = {
 let sessionId: string | undefined;
 let turns: TurnView[] = [];
 let busy = false;
+/** The running turn this page follows as its session opened, if any: opening a session stops following it. */
+let following: { turnId: string; stop: AbortController } | undefined;
 /** How many agents the server hosts, once known. */
 let agentCount: number | undefined;
 /** The orchestrator's workflow graph, when it is a graph. */
@@ -251,8 +256,18 @@ function setSession(id: string | undefined): void {
   else history.replaceState(null, '', window.location.pathname + window.location.search);
 }
 
+/** Stops following a running turn (another session opens, or the same one again, followed anew). */
+function stopFollowing(): void {
+  if (!following) return;
+  following.stop.abort();
+  following = undefined;
+  busy = false;
+  elements.send.disabled = false;
+}
+
 async function openSession(id: string): Promise<void> {
   const body = await api.session(id);
+  stopFollowing();
   setSession(id);
   showSession(body);
   rememberSession(id, body.messages.find((m) => m.role === 'user')?.content);
@@ -302,6 +317,24 @@ async function showStored(id: string, text: string): Promise<void> {
   if (agentStatsKept) await loadAgents();
 }
 
+/** Queues the message as a background turn: shows the 202 receipt, and the turn in the Background panel. */
+async function queue(text: string): Promise<void> {
+  elements.send.disabled = true;
+  try {
+    const receipt = await api.queue(sessionId ? { message: text, sessionId } : { message: text });
+    rememberSession(receipt.sessionId, text);
+    say(
+      `Queued in the background: turn ${receipt.turnId} in session ${receipt.sessionId} (${receipt.status}).`,
+    );
+    background.queued(receipt, text);
+    await loadSessions();
+  } catch (error) {
+    fail(error);
+  } finally {
+    elements.send.disabled = busy;
+  }
+}
+
 async function send(text: string): Promise<void> {
   busy = true;
   elements.send.disabled = true;
@@ -329,25 +362,54 @@ async function send(text: string): Promise<void> {
 
 /** Follows a turn that is running as the session opens (after a reload, say) until it ends. */
 async function rejoin(id: string, turnId: string, text: string): Promise<void> {
+  const mine = { turnId, stop: new AbortController() };
+  following = mine;
   busy = true;
   elements.send.disabled = true;
   try {
     say('A turn is running: following it…');
-    await followTurn(api, id, turnId, undefined, liveView(text).onEvent);
+    await followTurn(api, id, turnId, undefined, liveView(text).onEvent, mine.stop.signal);
     if (id === sessionId) await showStored(id, text);
     say('Reply received.');
   } catch (error) {
-    fail(error);
+    if (!mine.stop.signal.aborted) fail(error);
   } finally {
-    busy = false;
-    elements.send.disabled = false;
+    if (following === mine) {
+      following = undefined;
+      busy = false;
+      elements.send.disabled = false;
+    }
   }
 }
+
+const host = { say, fail };
+const background = new BackgroundPanel(
+  api,
+  { details: byId<HTMLDetailsElement>('background-section'), turns: byId('background-turns') },
+  new ScheduleList(
+    api,
+    {
+      list: byId<HTMLUListElement>('schedules'),
+      form: byId<HTMLFormElement>('schedule-form'),
+      message: byId<HTMLInputElement>('schedule-message'),
+      every: byId<HTMLInputElement>('schedule-every'),
+    },
+    host,
+  ),
+  { ...host, openSession: (id) => void openSession(id).catch(fail) },
+);
+background.start();
 
 elements.chatForm.addEventListener('submit', (event) => {
   event.preventDefault();
   const text = elements.message.value.trim();
-  if (!text || busy) return;
+  if (!text) return;
+  if (elements.inBackground.checked) {
+    elements.message.value = '';
+    void queue(text);
+    return;
+  }
+  if (busy) return;
   elements.message.value = '';
   void send(text);
 });
