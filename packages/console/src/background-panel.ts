@@ -1,6 +1,6 @@
 import { type Api, UnauthorizedError } from './api.js';
-import { h, preview } from './dom.js';
-import type { ScheduleList } from './schedule-list.js';
+import { byId, h, preview } from './dom.js';
+import { ScheduleList } from './schedule-list.js';
 import type { BackgroundTurnInfo, QueuedReceipt } from './types.js';
 
 /** How often an open panel reads the background turns again. */
@@ -16,6 +16,8 @@ const CANCELLABLE = new Set(['queued', 'running']);
 export interface BackgroundHost {
   /** Opens a session (following its running turn, if it has one). */
   openSession(sessionId: string): void;
+  /** A turn this panel listed as queued or running has ended. */
+  ended(turn: BackgroundTurnInfo): void;
   say(text: string): void;
   fail(error: unknown): void;
 }
@@ -45,12 +47,35 @@ export class BackgroundPanel {
   #loading = false;
   /** The list drawn last, to leave the drawing (and the focus) alone when nothing changed. */
   #drawn = '';
+  /** The turns listed as queued or running at the last read. */
+  #unfinished = new Set<string>();
 
   constructor(api: Api, elements: BackgroundElements, schedules: ScheduleList, host: BackgroundHost) {
     this.#api = api;
     this.#elements = elements;
     this.#schedules = schedules;
     this.#host = host;
+  }
+
+  /** Makes the panel on the console page's elements and starts it (see {@link start}). */
+  static mount(api: Api, host: BackgroundHost): BackgroundPanel {
+    const schedules = new ScheduleList(
+      api,
+      {
+        list: byId<HTMLUListElement>('schedules'),
+        form: byId<HTMLFormElement>('schedule-form'),
+        message: byId<HTMLInputElement>('schedule-message'),
+        every: byId<HTMLInputElement>('schedule-every'),
+      },
+      host,
+    );
+    const elements = {
+      details: byId<HTMLDetailsElement>('background-section'),
+      turns: byId('background-turns'),
+    };
+    const panel = new BackgroundPanel(api, elements, schedules, host);
+    panel.start();
+    return panel;
   }
 
   /** Starts or stops reading as the panel opens or closes and the tab shows or hides. */
@@ -60,11 +85,19 @@ export class BackgroundPanel {
     this.#sync();
   }
 
-  /** Shows a turn just queued from this tab: the panel opens and lists it. */
-  queued(receipt: QueuedReceipt, message: string): void {
-    this.#messages.set(receipt.turnId, message);
-    if (this.#elements.details.open) void this.refresh();
+  /**
+   * Queues a message as a background turn (in `sessionId`, or a new
+   * session): says what the 202 receipt says, and the panel opens and
+   * lists the turn.
+   */
+  async queue(message: string, sessionId: string | undefined): Promise<QueuedReceipt> {
+    const receipt = await this.#api.queue(sessionId ? { message, sessionId } : { message });
+    const { turnId, status } = receipt;
+    this.#host.say(`Queued in the background: turn ${turnId} in session ${receipt.sessionId} (${status}).`);
+    this.#messages.set(turnId, message);
+    if (this.#elements.details.open) void this.refresh().catch((error: unknown) => this.#host.fail(error));
     else this.#elements.details.open = true;
+    return receipt;
   }
 
   /** Reads the turns and schedules once and draws them. */
@@ -73,13 +106,13 @@ export class BackgroundPanel {
     this.#render(turns);
   }
 
-  get #active(): boolean {
+  get #reading(): boolean {
     return this.#elements.details.open && document.visibilityState === 'visible';
   }
 
   /** Reads now when the panel just became active; stops the timer when it no longer is. */
   #sync(): void {
-    if (!this.#active) {
+    if (!this.#reading) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
       return;
@@ -91,7 +124,7 @@ export class BackgroundPanel {
   async #tick(): Promise<void> {
     this.#timer = undefined;
     // Closed or hidden while the timer was set, before its events said so.
-    if (!this.#active) return;
+    if (!this.#reading) return;
     this.#loading = true;
     try {
       await this.refresh();
@@ -102,10 +135,16 @@ export class BackgroundPanel {
     } finally {
       this.#loading = false;
     }
-    if (this.#active && this.#timer === undefined) this.#timer = setTimeout(() => void this.#tick(), POLL_MS);
+    if (this.#reading && this.#timer === undefined)
+      this.#timer = setTimeout(() => void this.#tick(), POLL_MS);
   }
 
   #render(turns: readonly BackgroundTurnInfo[]): void {
+    const before = this.#unfinished;
+    this.#unfinished = new Set(turns.filter((turn) => ACTIVE.has(turn.status)).map((turn) => turn.turnId));
+    for (const turn of turns) {
+      if (before.has(turn.turnId) && !this.#unfinished.has(turn.turnId)) this.#host.ended(turn);
+    }
     const drawn = JSON.stringify(turns);
     if (drawn === this.#drawn) return;
     this.#drawn = drawn;

@@ -1,13 +1,14 @@
 import { agentStatsLine } from './agent-stats.js';
 import { Api, followTurn, UnauthorizedError } from './api.js';
+import { approvalItem } from './approvals.js';
 import { BackgroundPanel } from './background-panel.js';
 import { byId, h } from './dom.js';
 import { pathOf, renderGraph } from './graph.js';
 import { followEvents, messageItem } from './live-view.js';
-import { ScheduleList } from './schedule-list.js';
+import { mergePages } from './session-pages.js';
 import { recentSessions, rememberSession } from './sessions.js';
 import { renderTurn, type TurnView, turnFromRecord } from './timeline.js';
-import type { Approval, GraphInfo, MessageItem, SessionBody, TurnRecord } from './types.js';
+import type { Approval, BackgroundTurnInfo, GraphInfo, MessageItem, SessionBody } from './types.js';
 
 const meta = (name: string) =>
   document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.trim() || undefined;
@@ -96,8 +97,8 @@ function renderMessages(messages: readonly MessageItem[]): void {
 function renderApprovals(approvals: readonly Approval[]): void {
   elements.approvalsSection.hidden = approvals.length === 0;
   elements.approvals.replaceChildren(
-    ...approvals.map((approval) => {
-      const decide = (decision: 'approve' | 'reject') => async () => {
+    ...approvals.map((approval) =>
+      approvalItem(approval, async (decision) => {
         if (!sessionId) return;
         try {
           say(`${decision === 'approve' ? 'Approving' : 'Rejecting'} the call to ${approval.agent}…`);
@@ -107,32 +108,8 @@ function renderApprovals(approvals: readonly Approval[]): void {
         } catch (error) {
           fail(error);
         }
-      };
-      const label = `${approval.agent}: ${approval.message}`;
-      return h(
-        'li',
-        { class: `approval risk-${approval.risk}` },
-        h('p', {}, h('strong', { text: approval.agent }), ` (${approval.risk} risk): ${approval.message}`),
-        approval.reason ? h('p', { class: 'reason', text: `Reason: ${approval.reason}` }) : null,
-        h(
-          'div',
-          { class: 'row' },
-          h('button', {
-            type: 'button',
-            onclick: decide('approve'),
-            'aria-label': `Approve ${label}`,
-            text: 'Approve',
-          }),
-          h('button', {
-            type: 'button',
-            class: 'danger',
-            onclick: decide('reject'),
-            'aria-label': `Reject ${label}`,
-            text: 'Reject',
-          }),
-        ),
-      );
-    }),
+      }),
+    ),
   );
 }
 
@@ -200,26 +177,6 @@ async function loadAgents(): Promise<void> {
 
 /** The pages of the open session's history shown so far, merged: the newest and any older ones loaded. */
 let shown: SessionBody | undefined;
-
-/**
- * Joins two pages of one session's history: `older` first, each message and
- * turn once (a turn can straddle two pages: the newer page's record wins);
- * the cursor is the older page's, the approvals the newer page's.
- */
-function mergePages(older: SessionBody, newer: SessionBody): SessionBody {
-  const ids = new Set(newer.messages.map((message) => message.id));
-  const newerTurns = new Map(newer.turns.map((turn) => [turn.turnId, turn]));
-  const turnsOf: TurnRecord[] = older.turns.map((turn) => newerTurns.get(turn.turnId) ?? turn);
-  const olderIds = new Set(older.turns.map((turn) => turn.turnId));
-  const merged: SessionBody = {
-    ...newer,
-    messages: [...older.messages.filter((message) => !ids.has(message.id)), ...newer.messages],
-    turns: [...turnsOf, ...newer.turns.filter((turn) => !olderIds.has(turn.turnId))],
-  };
-  if (older.before) merged.before = older.before;
-  else delete merged.before;
-  return merged;
-}
 
 function showSession(body: SessionBody): void {
   shown = body;
@@ -321,12 +278,8 @@ async function showStored(id: string, text: string): Promise<void> {
 async function queue(text: string): Promise<void> {
   elements.send.disabled = true;
   try {
-    const receipt = await api.queue(sessionId ? { message: text, sessionId } : { message: text });
+    const receipt = await background.queue(text, sessionId);
     rememberSession(receipt.sessionId, text);
-    say(
-      `Queued in the background: turn ${receipt.turnId} in session ${receipt.sessionId} (${receipt.status}).`,
-    );
-    background.queued(receipt, text);
     await loadSessions();
   } catch (error) {
     fail(error);
@@ -382,23 +335,20 @@ async function rejoin(id: string, turnId: string, text: string): Promise<void> {
   }
 }
 
-const host = { say, fail };
-const background = new BackgroundPanel(
-  api,
-  { details: byId<HTMLDetailsElement>('background-section'), turns: byId('background-turns') },
-  new ScheduleList(
-    api,
-    {
-      list: byId<HTMLUListElement>('schedules'),
-      form: byId<HTMLFormElement>('schedule-form'),
-      message: byId<HTMLInputElement>('schedule-message'),
-      every: byId<HTMLInputElement>('schedule-every'),
-    },
-    host,
-  ),
-  { ...host, openSession: (id) => void openSession(id).catch(fail) },
-);
-background.start();
+/** A background turn of the open session ended: shows the session as stored (a turn followed here shows itself). */
+async function backgroundEnded(turn: BackgroundTurnInfo): Promise<void> {
+  if (turn.sessionId !== sessionId || busy) return;
+  const newest = await api.session(turn.sessionId);
+  if (turn.sessionId !== sessionId || busy) return;
+  showSession(shown?.sessionId === turn.sessionId ? mergePages(shown, newest) : newest);
+}
+
+const background = BackgroundPanel.mount(api, {
+  say,
+  fail,
+  openSession: (id) => void openSession(id).catch(fail),
+  ended: (turn) => void backgroundEnded(turn).catch(fail),
+});
 
 elements.chatForm.addEventListener('submit', (event) => {
   event.preventDefault();

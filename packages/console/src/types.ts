@@ -162,5 +162,4 @@ export interface ScheduleInfo {
   cron?: string;
   timezone?: string;
   sessionId?: string;
-  createdAt: string;
 }
