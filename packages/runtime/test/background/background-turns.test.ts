@@ -283,7 +283,9 @@ describe("a queued turn's stream", () => {
         .status,
     ).toBe(200);
     const cancelled = await readEventStream(await cancelledStream);
-    expect(cancelled.map((event) => [event.event, event.data.status])).toEqual([['turn-end', 'interrupted']]);
+    expect(cancelled.map((event) => [event.event, (event.data as { status?: string }).status])).toEqual([
+      ['turn-end', 'interrupted'],
+    ]);
     gated.release();
     await until(
       () => Promise.resolve(gated.runs.length),
