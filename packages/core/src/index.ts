@@ -1,3 +1,4 @@
+export { type ConfigVersion, type ConfigView, EMPTY_CONFIG } from './config-view.js';
 export { RequestContext, type RequestContextInit, traceContextSlot } from './context.js';
 export {
   type Conversation,

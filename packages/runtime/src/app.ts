@@ -19,6 +19,11 @@ import { publishesGraph } from './agents/published-graph.js';
 import type { ApproversPolicy } from './backend/approvers.js';
 import { conversationIndex } from './backend/conversation-index.js';
 import type { AuthOptions } from './backend/principal.js';
+import { ConfigAdmin } from './config/config-admin.js';
+import { ConfigCache } from './config/config-cache.js';
+import { configNamesOf } from './config/config-names.js';
+import type { ConfigStore } from './config/config-store.js';
+import { InMemoryConfigStore } from './config/in-memory-config-store.js';
 import type { TurnEvent } from './engine/events.js';
 import { TraceNaming } from './engine/trace-labels.js';
 import {
@@ -118,6 +123,12 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   rateLimit?: RateLimitOptions;
   /** Where request counts live (default: this process; `createRedisStores` gives one shared by every replica). */
   rateLimiter?: RateLimiter;
+  /**
+   * Where the live configuration items live, see {@link App.config}
+   * (default: this process; `createRedisStores` gives one shared by every
+   * replica, which tells each replica of every change).
+   */
+  configStore?: ConfigStore;
   /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
   tracing?: Shutdownable;
   /**
@@ -277,6 +288,15 @@ export class App {
   readonly events: TurnEventLog | undefined;
   /** What the app logs through (see {@link AppOptions.logger}); yours too. */
   readonly logger: Logger;
+  /**
+   * The live configuration: task types, patterns, step rules, keywords and
+   * profiles as validated, versioned items per tenant, which the
+   * orchestrators read on every turn (see `docs/configuration.md`); served
+   * at `/v1/config`.
+   */
+  readonly config: ConfigAdmin;
+  readonly #configStore: ConfigStore;
+  readonly #configCache: ConfigCache;
   readonly #options: AppOptions;
   readonly #agentsByName: ReadonlyMap<string, Agent>;
   readonly #inFlight = new Set<PromiseLike<unknown>>();
@@ -311,6 +331,11 @@ export class App {
     this.memory = memoryStore ?? new InMemoryMemoryStore();
     this.events = options.eventLog === false ? undefined : (options.eventLog ?? new InMemoryTurnEventLog());
     this.#rateLimiter = options.rateLimiter ?? new InMemoryRateLimiter();
+    this.#configStore = options.configStore ?? new InMemoryConfigStore();
+    this.#configCache = new ConfigCache(this.#configStore);
+    this.config = new ConfigAdmin(this.#configStore, this.#configCache, () =>
+      configNamesOf(this.#agentsByName.keys(), this.#orchestrator),
+    );
     if (options.cors) checkCorsOptions(options.cors);
     // A trusted proxy that is neither an address nor a range fails now rather than at mount.
     clientAddressOf(options.rateLimit?.trustedProxies);
@@ -366,6 +391,7 @@ export class App {
           : undefined,
         naming: new TraceNaming(this.name, instance.name, this.#options.traceTags),
         eventLog: this.events,
+        config: this.#configCache,
       },
       this.#options,
     );
@@ -396,6 +422,7 @@ export class App {
         cors: this.#options.cors,
         metrics: this.#metrics,
         httpMetrics: recording ? new HttpMetrics(meter) : undefined,
+        config: this.config,
       },
       this.#options,
     );
@@ -569,6 +596,7 @@ export class App {
       await Promise.allSettled([...this.#inFlight]);
       clearTimeout(grace);
       this.#engine?.close();
+      this.#configCache.close();
       // Followers of turns' streams end now, or the server would wait for them to stop listening.
       const events = this.events?.close?.();
       await listening;
@@ -576,6 +604,7 @@ export class App {
         this.sessions.close?.(),
         this.memory.close?.(),
         this.#rateLimiter.close?.(),
+        this.#configStore.close?.(),
         events,
         this.#options.tracing?.shutdown(),
         this.#metrics?.shutdown(),

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Cluster, Redis } from 'ioredis';
+import { RedisConfigStore } from './stores/redis/redis-config-store.js';
 import {
   createRedisClient,
   existingClient,
@@ -23,6 +24,7 @@ export {
   type MigrateSessionMemoryResult,
   migrateSessionMemory,
 } from './stores/redis/migrate-session-memory.js';
+export { RedisConfigStore } from './stores/redis/redis-config-store.js';
 export {
   createRedisClient,
   type RedisSource,
@@ -49,7 +51,7 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   events?: Pick<RedisTurnEventLogOptions, 'maxEventsPerTurn' | 'retentionMs'>;
 }
 
-/** A session store, a memory store and a rate limiter sharing one connection. */
+/** A session store, a memory store, a rate limiter, an event log and a config store sharing one connection. */
 export interface RedisStores {
   sessionStore: RedisSessionStore;
   memoryStore: RedisMemoryStore;
@@ -57,10 +59,12 @@ export interface RedisStores {
   rateLimiter: RedisRateLimiter;
   /** Keeps each turn's events, so that a client can rejoin its stream from any replica. */
   eventLog: RedisTurnEventLog;
+  /** Keeps the live configuration items, and tells every replica of each change (see `docs/configuration.md`). */
+  configStore: RedisConfigStore;
 }
 
 /**
- * Creates the Redis stores (sessions, memory, rate limits, turn events) over one
+ * Creates the Redis stores (sessions, memory, rate limits, turn events, configuration) over one
  * connection. From a URL, options or a Redis Cluster's nodes, they share a
  * new client that the last `close()` quits; a client or `Cluster` you pass
  * stays yours to quit. On a Cluster every script touches the keys of one
@@ -93,7 +97,7 @@ export function createRedisStores(
   let shared = existingClient(source);
   if (!shared) {
     shared = createRedisClient(source as Exclude<RedisSource, Redis | Cluster>, { commandTimeoutMs });
-    shareOwnership(shared, 4);
+    shareOwnership(shared, 5);
   }
   return {
     sessionStore: new RedisSessionStore(shared, {
@@ -113,5 +117,6 @@ export function createRedisStores(
     }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
     eventLog: new RedisTurnEventLog(shared, { keyPrefix, commandTimeoutMs, ...events }),
+    configStore: new RedisConfigStore(shared, { keyPrefix, commandTimeoutMs }),
   };
 }
