@@ -7,38 +7,13 @@
  * @module
  */
 import type { Context, Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InsufficientScopeError } from '../backend/access-errors.js';
 import { hasScope, type Principal } from '../backend/principal.js';
 import type { ConfigAdmin, ConfigTarget, ConfigWriteOptions } from '../config/config-admin.js';
-import { MAX_COMMENT_LENGTH } from '../config/config-items.js';
 import { principalOf } from './access.js';
+import { DeleteQuery, DiffQuery, PutBody, ReadQuery, RollbackBody } from './config-schemas.js';
 import { parseJsonBody, parseOrThrow } from './http-errors.js';
-
-const Version = z.coerce.number().int().min(1);
-const Comment = z.string().max(MAX_COMMENT_LENGTH);
-const UpdatedBy = z.string().trim().min(1).max(100);
-
-const PutBody = z.strictObject({
-  value: z.unknown(),
-  comment: Comment.optional(),
-  expectedVersion: z.number().int().min(0).optional(),
-  /** Who made the change, on a server without auth (with auth it is the key's name). */
-  updatedBy: UpdatedBy.optional(),
-});
-const RollbackBody = z.strictObject({
-  version: z.number().int().min(1),
-  comment: Comment.optional(),
-  expectedVersion: z.number().int().min(0).optional(),
-  updatedBy: UpdatedBy.optional(),
-});
-const DeleteQuery = z.object({
-  comment: Comment.optional(),
-  expectedVersion: z.coerce.number().int().min(0).optional(),
-  updatedBy: UpdatedBy.optional(),
-});
-const ReadQuery = z.object({ scope: z.enum(['app', 'tenant']).optional(), version: Version.optional() });
-const DiffQuery = z.object({ scope: z.enum(['app', 'tenant']).optional(), from: Version, to: Version });
 
 /** `config:write` covers reading too; `admin` covers both. */
 function requireConfigScope(principal: Principal | undefined, write: boolean): void {

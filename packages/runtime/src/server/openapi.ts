@@ -1,5 +1,6 @@
 import type { AgentMeta } from '@switchboard/core';
 import { z } from 'zod';
+import { configPaths } from './config-openapi.js';
 import { openAiPaths } from './openai-openapi.js';
 import {
   AgentsResponseSchema,
@@ -221,6 +222,7 @@ export function buildOpenApiDocument({
         },
       },
       ...openAiPaths(),
+      ...configPaths(),
     },
     ...(Object.keys(agentSchemas).length > 0 ? { components: { schemas: agentSchemas } } : {}),
   };
