@@ -13,13 +13,16 @@ interface ScopeData {
   /** `type/name` → the item's kept versions, newest first. */
   histories: Map<string, ConfigEntry[]>;
   live: number;
+  /** The deleted items, in the order they were deleted: only the latest `maxItemsPerScope` keep their history. */
+  deleted: Set<string>;
 }
 
 const itemKey = (type: string, name: string) => `${type}/${name}`;
 
 /**
  * The {@link ConfigStore} of one process, the default: items live as long
- * as the app does. Entries are stored as JSON text and parsed when read, so
+ * as the app does; the histories of at most `maxItemsPerScope` deleted
+ * items are kept per scope (the latest deletions'). Entries are stored as JSON text and parsed when read, so
  * nobody can change a stored value through an object they hold.
  */
 export class InMemoryConfigStore implements ConfigStore {
@@ -64,7 +67,7 @@ export class InMemoryConfigStore implements ConfigStore {
       return { ok: false, refusal: { kind: 'too_many_items', limit: limits.maxItemsPerScope } };
     }
     if (!data) {
-      data = { version: 0, histories: new Map(), live: 0 };
+      data = { version: 0, histories: new Map(), live: 0, deleted: new Set() };
       this.#scopes.set(scope, data);
     }
     data.version += 1;
@@ -80,8 +83,17 @@ export class InMemoryConfigStore implements ConfigStore {
     if (change.comment !== undefined) entry.comment = change.comment;
     this.#texts.set(entry, JSON.stringify(entry));
     data.histories.set(key, [entry, ...history].slice(0, limits.maxVersionsKept));
-    if (change.value === undefined) data.live -= 1;
-    else if (!exists) data.live += 1;
+    data.deleted.delete(key);
+    if (change.value === undefined) {
+      data.live -= 1;
+      data.deleted.add(key);
+      // Names come and go: the histories of the oldest deletions are forgotten rather than kept forever.
+      if (data.deleted.size > limits.maxItemsPerScope) {
+        const oldest = data.deleted.values().next().value as string;
+        data.deleted.delete(oldest);
+        data.histories.delete(oldest);
+      }
+    } else if (!exists) data.live += 1;
     const { version } = data;
     for (const listener of this.#listeners) listener(scope, version);
     return { ok: true, entry: this.#copy(entry) };

@@ -13,6 +13,9 @@ import { decodeRecord, RECORD_VERSION } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { RedisScript } from './redis-script.js';
 
+/** How long a deleted item's history is kept (30 days): long enough to roll the deletion back. */
+const DELETED_HISTORY_TTL_MS = 30 * 86_400_000;
+
 /** The channel (after the key prefix) on which every change is published as `<scope> <version>`. */
 const CHANGE_CHANNEL = 'config-changes';
 
@@ -20,7 +23,8 @@ const CHANGE_CHANNEL = 'config-changes';
  * KEYS: the scope's live items (hash `type/name` → entry), its version
  * counter, the item's history (list, newest first). ARGV: the hash field,
  * the expected version ('' for none), the entry's JSON without its version,
- * '1' to delete, the item limit, the versions kept, the channel, the scope.
+ * '1' to delete, the item limit, the versions kept, the channel, the scope, and how
+ * long (ms) a deleted item's history is kept.
  * Returns { 'ok', version } or { refusal, current version }.
  */
 const WRITE_CONFIG = new RedisScript(`
@@ -41,7 +45,13 @@ local version = redis.call('INCR', KEYS[2])
 local entry = '{"version":' .. version .. ',' .. string.sub(ARGV[3], 2)
 redis.call('LPUSH', KEYS[3], entry)
 redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[6]) - 1)
-if ARGV[4] == '1' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], entry) end
+if ARGV[4] == '1' then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('PEXPIRE', KEYS[3], ARGV[9])
+else
+  redis.call('HSET', KEYS[1], ARGV[1], entry)
+  redis.call('PERSIST', KEYS[3])
+end
 redis.call('PUBLISH', ARGV[7], ARGV[8] .. ' ' .. version)
 return {'ok', version}
 `);
@@ -72,7 +82,7 @@ function entryOf(key: string, raw: string): ConfigEntry {
 /**
  * A {@link ConfigStore} in Redis, shared by every replica: per scope, a
  * hash of the live items, a version counter and a list per item of its
- * last versions, all under one hash tag (one Cluster slot). A write is one
+ * last versions (a deleted item's for 30 days), all under one hash tag (one Cluster slot). A write is one
  * script (compare, count, store, trim, publish); a scope's snapshot one
  * more. Every change is published on `<keyPrefix>config-changes`, which a
  * subscriber connection (opened by the first `onChange`) relays.
@@ -138,6 +148,7 @@ export class RedisConfigStore implements ConfigStore {
             limits.maxVersionsKept,
             `${this.#keyPrefix}${CHANGE_CHANNEL}`,
             scope,
+            DELETED_HISTORY_TTL_MS,
           ],
         ),
       { write: true },
