@@ -1,24 +1,6 @@
 import { type Api, ApiError } from './api.js';
 import { byId, h } from './dom.js';
-
-/** One version of a config item, as the API answers it. */
-interface ConfigEntry {
-  type: string;
-  name: string;
-  version: number;
-  value?: unknown;
-  deleted?: true;
-  updatedAt: string;
-  updatedBy?: string;
-  comment?: string;
-}
-
-interface Listing {
-  scope: 'app' | 'tenant';
-  types: string[];
-  version: number;
-  items: ConfigEntry[];
-}
+import type { ConfigEntry, ConfigListing } from './types.js';
 
 const path = (type: string, name: string) =>
   `/v1/config/${encodeURIComponent(type)}/${encodeURIComponent(name)}`;
@@ -55,9 +37,9 @@ export class ConfigEditor {
 
   /** Lists the items; hides the editor when the key may not read them (403) or the server has no config API. */
   async load(): Promise<void> {
-    let listing: Listing;
+    let listing: ConfigListing;
     try {
-      listing = await this.#api.get<Listing>('/v1/config');
+      listing = await this.#api.get<ConfigListing>('/v1/config');
     } catch (error) {
       if (error instanceof ApiError && [403, 404].includes(error.status)) {
         this.#section.hidden = true;

@@ -95,6 +95,7 @@ export {
   type ConfigTarget,
   type ConfigWriteOptions,
 } from './config/config-admin.js';
+export { matchesAgent } from './config/config-checks.js';
 export type { ConfigDifference } from './config/config-diff.js';
 export { ConfigVersionConflictError } from './config/config-errors.js';
 export {

@@ -9,8 +9,11 @@ export interface ConfigNames {
   stepRules?: ReadonlySet<string>;
 }
 
-/** True when `pattern` (a name, or a pattern with `*`) matches `name`. */
-function matches(pattern: string, name: string): boolean {
+/**
+ * True when `pattern` (an agent name, or a pattern where `*` stands for any
+ * characters, such as `research_*`) matches the agent name `name`.
+ */
+export function matchesAgent(pattern: string, name: string): boolean {
   if (!pattern.includes('*')) return pattern === name;
   const source = pattern
     .split('*')
@@ -68,7 +71,7 @@ export function itemProblems<Type extends ConfigItemType>(
           agent(`${at}.sequence.${position}`, each);
         for (const list of ['allowed', 'denied'] as const) {
           step[list]?.forEach((entry, position) => {
-            if (!agents.some((candidate) => matches(entry, candidate)))
+            if (!agents.some((candidate) => matchesAgent(entry, candidate)))
               problems.push(`${at}.${list}.${position}: '${entry}' matches no agent of this app`);
           });
         }

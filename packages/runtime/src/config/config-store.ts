@@ -1,7 +1,8 @@
 /**
  * The contract of where configuration items live: in this process
  * (`InMemoryConfigStore`) or in Redis, shared by every replica
- * (`RedisConfigStore`). Types only; the implementations import this file.
+ * (`RedisConfigStore`): types, and the two helpers every store shares.
+ * The implementations import this file.
  *
  * @module
  */
@@ -32,6 +33,20 @@ export interface ConfigEntry {
   /** Who made it: the API key's name, or what `app.config` was told. */
   updatedBy?: string;
   comment?: string;
+}
+
+/** The entry a change stores, at `version` (without one: the fields a store stamps the version on). */
+export function entryOf(change: ConfigChange): Omit<ConfigEntry, 'version'>;
+export function entryOf(change: ConfigChange, version: number): ConfigEntry;
+export function entryOf(change: ConfigChange, version?: number): Omit<ConfigEntry, 'version'> {
+  const entry: Partial<ConfigEntry> = { type: change.type, name: change.name };
+  if (version !== undefined) entry.version = version;
+  if (change.value === undefined) entry.deleted = true;
+  else entry.value = change.value;
+  entry.updatedAt = change.updatedAt;
+  if (change.updatedBy !== undefined) entry.updatedBy = change.updatedBy;
+  if (change.comment !== undefined) entry.comment = change.comment;
+  return entry as Omit<ConfigEntry, 'version'>;
 }
 
 /** A change to one item: a new value, or its deletion (`value` undefined). */

@@ -1,11 +1,12 @@
-import type {
-  ConfigChange,
-  ConfigEntry,
-  ConfigScope,
-  ConfigSnapshot,
-  ConfigStore,
-  ConfigStoreLimits,
-  ConfigWriteResult,
+import {
+  type ConfigChange,
+  type ConfigEntry,
+  type ConfigScope,
+  type ConfigSnapshot,
+  type ConfigStore,
+  type ConfigStoreLimits,
+  type ConfigWriteResult,
+  entryOf,
 } from './config-store.js';
 
 interface ScopeData {
@@ -71,16 +72,7 @@ export class InMemoryConfigStore implements ConfigStore {
       this.#scopes.set(scope, data);
     }
     data.version += 1;
-    const entry: ConfigEntry = {
-      type: change.type,
-      name: change.name,
-      version: data.version,
-      updatedAt: change.updatedAt,
-    };
-    if (change.value === undefined) entry.deleted = true;
-    else entry.value = change.value;
-    if (change.updatedBy !== undefined) entry.updatedBy = change.updatedBy;
-    if (change.comment !== undefined) entry.comment = change.comment;
+    const entry = entryOf(change, data.version);
     this.#texts.set(entry, JSON.stringify(entry));
     data.histories.set(key, [entry, ...history].slice(0, limits.maxVersionsKept));
     data.deleted.delete(key);

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import type {
-  ConfigChange,
-  ConfigEntry,
-  ConfigRefusal,
-  ConfigScope,
-  ConfigSnapshot,
-  ConfigStore,
-  ConfigStoreLimits,
-  ConfigWriteResult,
+import {
+  type ConfigChange,
+  type ConfigEntry,
+  type ConfigRefusal,
+  type ConfigScope,
+  type ConfigSnapshot,
+  type ConfigStore,
+  type ConfigStoreLimits,
+  type ConfigWriteResult,
+  entryOf,
 } from '../../config/config-store.js';
 import { decodeRecord, RECORD_VERSION } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
@@ -74,7 +75,7 @@ const EntrySchema = z.object({
   comment: z.string().optional(),
 });
 
-function entryOf(key: string, raw: string): ConfigEntry {
+function decodeEntry(key: string, raw: string): ConfigEntry {
   const { v: _schema, ...entry } = decodeRecord(key, raw, EntrySchema);
   return entry as ConfigEntry;
 }
@@ -106,7 +107,7 @@ export class RedisConfigStore implements ConfigStore {
     const [version, values] = (await this.#connection.run('read the configuration', (client) =>
       READ_SNAPSHOT.run(client, [keys.version, keys.items], []),
     )) as [string, string[]];
-    return { version: Number(version), entries: values.map((raw) => entryOf(keys.items, raw)) };
+    return { version: Number(version), entries: values.map((raw) => decodeEntry(keys.items, raw)) };
   }
 
   async history(scope: ConfigScope, type: string, name: string): Promise<ConfigEntry[]> {
@@ -114,7 +115,7 @@ export class RedisConfigStore implements ConfigStore {
     const raws = await this.#connection.run('read a configuration history', (client) =>
       client.lrange(key, 0, -1),
     );
-    return raws.map((raw) => entryOf(key, raw));
+    return raws.map((raw) => decodeEntry(key, raw));
   }
 
   async write(
@@ -123,16 +124,7 @@ export class RedisConfigStore implements ConfigStore {
     limits: ConfigStoreLimits,
   ): Promise<ConfigWriteResult> {
     const keys = this.#keys(scope, change.type, change.name);
-    const entry: Omit<ConfigEntry, 'version'> & { v: number } = {
-      v: RECORD_VERSION,
-      type: change.type,
-      name: change.name,
-      updatedAt: change.updatedAt,
-    };
-    if (change.value === undefined) entry.deleted = true;
-    else entry.value = change.value;
-    if (change.updatedBy !== undefined) entry.updatedBy = change.updatedBy;
-    if (change.comment !== undefined) entry.comment = change.comment;
+    const stored = entryOf(change);
     const [outcome, version] = (await this.#connection.run(
       'write a configuration item',
       (client) =>
@@ -142,7 +134,7 @@ export class RedisConfigStore implements ConfigStore {
           [
             `${change.type}/${change.name}`,
             change.expectedVersion === undefined ? '' : change.expectedVersion,
-            JSON.stringify(entry),
+            JSON.stringify({ v: RECORD_VERSION, ...stored }),
             change.value === undefined ? '1' : '0',
             limits.maxItemsPerScope,
             limits.maxVersionsKept,
@@ -154,7 +146,6 @@ export class RedisConfigStore implements ConfigStore {
       { write: true },
     )) as [string, number];
     if (outcome !== 'ok') return { ok: false, refusal: this.#refusal(outcome, version, limits) };
-    const { v: _schema, ...stored } = entry;
     return { ok: true, entry: { ...stored, version } };
   }
 
