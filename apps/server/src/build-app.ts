@@ -13,7 +13,9 @@ import {
   agentMeta,
   apiKeys,
   InMemorySessionStore,
+  InMemoryTurnQueue,
   llmAgent,
+  type TurnQueue,
 } from '@switchboard/runtime';
 import { createDemoAgents, type DemoAgentOptions } from './agents/index.js';
 import type { ServerConfig } from './config.js';
@@ -38,6 +40,8 @@ export interface BuildOptions
   extends Partial<Pick<AppOptions, 'sessionStore' | 'memoryStore' | 'eventLog' | 'tracing' | 'logger'>> {
   agents?: DemoAgentOptions;
   storeName?: string;
+  /** Where background turns queue (default: in this process). */
+  queue?: TurnQueue;
 }
 
 function createOrchestrator(config: ServerConfig, agents: readonly Agent[]): Orchestrator {
@@ -86,7 +90,7 @@ function createAssistantAgent(config: ServerConfig): Agent {
 /** Builds the demo app from configuration: agents, orchestrator, stores. */
 export function buildServerApp(
   config: ServerConfig,
-  { agents: agentOptions, storeName = 'in-memory', ...stores }: BuildOptions = {},
+  { agents: agentOptions, storeName = 'in-memory', queue, ...stores }: BuildOptions = {},
 ): ServerApp {
   const agents = createDemoAgents({ delayMs: config.DEMO_AGENT_DELAY_MS, ...agentOptions });
   if (config.OPENAI_API_KEY) agents.push(createAssistantAgent(config));
@@ -99,6 +103,7 @@ export function buildServerApp(
     sessionWaitMs: config.SESSION_WAIT_MS,
     leaseTtlMs: config.LEASE_TTL_MS,
     sweeper: { intervalMs: config.SWEEP_INTERVAL_MS },
+    background: { queue: queue ?? new InMemoryTurnQueue({ concurrency: config.BACKGROUND_CONCURRENCY }) },
     closeGraceMs: config.SHUTDOWN_GRACE_MS,
     exposeErrorDetails: config.EXPOSE_ERROR_DETAILS,
     docs: config.DOCS,

@@ -28,6 +28,8 @@ const EnvSchema = z.object({
   // How long a replica's liveness key outlives its last refresh: a dead replica's sessions move on after about this.
   REDIS_LIVENESS_TTL_MS: z.coerce.number().int().min(30).default(1_200),
   SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Background turns this replica runs at once (through BullMQ with REDIS_URL, else in this process). */
+  BACKGROUND_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   // Start even though Redis's maxmemory-policy may evict sessions (otherwise the start-up stops).
   SWITCHBOARD_ALLOW_EVICTION: onOff('SWITCHBOARD_ALLOW_EVICTION', 'off'),
   OPENAI_API_KEY: z.string().min(1).optional(),

@@ -1,3 +1,4 @@
+import { bullmqTurnQueue } from '@switchboard/runtime/bullmq';
 import { setupTracing } from '@switchboard/runtime/otel';
 import { createRedisStores } from '@switchboard/runtime/redis';
 import { buildServerApp } from './build-app.js';
@@ -26,6 +27,12 @@ const stores = config.REDIS_URL
         allowEviction: config.SWITCHBOARD_ALLOW_EVICTION,
       }),
       storeName: `redis ${redactUrl(config.REDIS_URL)} (prefix ${config.REDIS_KEY_PREFIX})`,
+      // Background turns go to whichever replica is free, and survive one that dies.
+      queue: bullmqTurnQueue({
+        connection: config.REDIS_URL,
+        prefix: `${config.REDIS_KEY_PREFIX}bull`,
+        concurrency: config.BACKGROUND_CONCURRENCY,
+      }),
     }
   : {};
 const { app, orchestrator, description, warnings } = buildServerApp(config, { tracing, logger, ...stores });

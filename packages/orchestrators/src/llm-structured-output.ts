@@ -1,6 +1,12 @@
 import { context } from '@opentelemetry/api';
 import { ConfigurationError, type Conversation, RequestContext, recordUsage } from '@switchboard/core';
-import { type ChatClient, endGeneration, startGeneration, type TokenUsage } from '@switchboard/runtime';
+import {
+  type ChatClient,
+  chargeModelCall,
+  endGeneration,
+  startGeneration,
+  type TokenUsage,
+} from '@switchboard/runtime';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { z } from 'zod';
@@ -163,6 +169,9 @@ export async function askForStructuredAnswer<Value>({
   };
   for (let attempt = 0; attempt <= maxRetries; attempt++) {
     result.retries = attempt;
+    // The turn's budgets, if any: a call that could pass one is never sent (it throws, and the turn ends).
+    const charge = chargeModelCall({ model, messages: conversation });
+    const ticket = charge && (await charge);
     const span = startGeneration({ parent: context.active(), model, input: conversation, temperature });
     span.setAttribute('switchboard.attempt', attempt);
     let content: string;
@@ -177,6 +186,7 @@ export async function askForStructuredAnswer<Value>({
         sent,
       );
       const { usage } = completion;
+      ticket?.settle(usage);
       if (usage) {
         result.usage.inputTokens += usage.inputTokens;
         result.usage.outputTokens += usage.outputTokens;
@@ -195,6 +205,7 @@ export async function askForStructuredAnswer<Value>({
         continue;
       }
     } catch (error) {
+      ticket?.settle(undefined);
       endGeneration(span, { error });
       if (sent.any) streamField?.onDiscard();
       throw error;

@@ -12,43 +12,56 @@ import {
   ValidationError,
 } from '@switchboard/core';
 import type { Hono } from 'hono';
-import type { A2aOptions } from './a2a/a2a-options.js';
+import type { AppOptions, ChatInput, OrchestratorInput, ServerHandle, StartOptions } from './app-options.js';
+
+export type {
+  AppOptions,
+  ChatInput,
+  OrchestratorInput,
+  ServerHandle,
+  Shutdownable,
+  StartOptions,
+} from './app-options.js';
+
 import { type Agent, agentMeta } from './agents/agent.js';
 import { withHostedAgents } from './agents/hosted-agents.js';
 import { publishesGraph } from './agents/published-graph.js';
-import type { ApproversPolicy } from './backend/approvers.js';
 import { conversationIndex } from './backend/conversation-index.js';
-import type { AuthOptions } from './backend/principal.js';
+import { publicErrorOf } from './backend/public-error.js';
+import { BackgroundUnavailableError } from './background/background-errors.js';
+import {
+  BackgroundTurns,
+  type CallbackDelivery,
+  type QueuedTurnReceipt,
+} from './background/background-turns.js';
+import { InMemoryTurnQueue } from './background/in-memory-turn-queue.js';
+import { appBudgets } from './budgets/app-budgets.js';
+import { checkBudgetOptions } from './budgets/budget-options.js';
+import type { CallbackSenderOptions } from './callbacks/callback-options.js';
+import { CallbackSender } from './callbacks/callback-sender.js';
 import { ConfigAdmin } from './config/config-admin.js';
 import { ConfigCache } from './config/config-cache.js';
 import { configNamesOf } from './config/config-names.js';
 import type { ConfigStore } from './config/config-store.js';
 import { InMemoryConfigStore } from './config/in-memory-config-store.js';
-import type { TurnEvent } from './engine/events.js';
 import { TraceNaming } from './engine/trace-labels.js';
 import {
   type ApprovalResolution,
   type CancelRequest,
-  type ConcurrencyPolicy,
   TurnEngine,
-  type TurnOptions,
   type TurnRequest,
   type TurnResult,
 } from './engine/turn-engine.js';
-import { type SweeperOptions, TurnSweeper } from './engine/turn-sweeper.js';
-import { type ErrorCallback, type Logger, type LogLevel, resolveLogger } from './logging/logger.js';
+import { TurnSweeper } from './engine/turn-sweeper.js';
+import { type Logger, resolveLogger } from './logging/logger.js';
 import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
 import { HttpMetrics } from './metrics/http-metrics.js';
-import { type AppMetrics, appMetrics, type MetricsOptions } from './metrics/prometheus-metrics.js';
+import { type AppMetrics, appMetrics } from './metrics/prometheus-metrics.js';
 import { isPromiseLike } from './promise-like.js';
-import type { RateLimitOptions } from './server/access.js';
 import { clientAddressOf } from './server/client-address.js';
-import type { ConsoleOptions } from './server/console-ui.js';
-import { type CorsOptions, checkCorsOptions } from './server/cors.js';
-import type { DocsOptions } from './server/docs-ui.js';
-import type { McpOptions } from './server/mcp-mount.js';
+import { checkCorsOptions } from './server/cors.js';
 import { unexpectedErrorLog } from './server/request-log.js';
-import { createRoutes, type ServerLimits } from './server/routes.js';
+import { createRoutes } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
 import { InMemorySessionStore } from './stores/in-memory-session-store.js';
 import { InMemoryTurnEventLog } from './stores/in-memory-turn-event-log.js';
@@ -59,194 +72,7 @@ import type { SessionStore } from './stores/session-store.js';
 import { checkStoresAtStart, storeWarnings } from './stores/store-settings.js';
 import { tenantSessions } from './stores/tenant-sessions.js';
 import type { TurnEventLog } from './stores/turn-event-log.js';
-
-/** Something to flush and shut down with the app, such as the handle returned by `setupTracing()`. */
-export interface Shutdownable {
-  shutdown(): Promise<void>;
-}
-
-/** Options of {@link App}. */
-export interface AppOptions extends TurnOptions, ServerLimits {
-  /** The app's name, used in the OpenAPI document and as the default orchestrator name. */
-  name: string;
-  /** The agents the app hosts. */
-  agents: readonly Agent[];
-  /**
-   * Tags every turn's trace carries (Langfuse's trace tags), besides
-   * `app:<name>`, `orchestrator:<name>`, `agent:<name>` for each agent the
-   * turn called, and a request's `metadata.tags`.
-   */
-  traceTags?: readonly string[];
-  /** Where conversations live (default: in memory). */
-  sessionStore?: SessionStore;
-  /** Where `getMemory()` values live (default: in memory). */
-  memoryStore?: MemoryStore;
-  /**
-   * Where each turn's events are kept, so that a client can rejoin a
-   * turn's stream (`GET /v1/sessions/:id/turns/:turnId/events`) and replay
-   * a finished turn's events (default: in this process, see
-   * {@link InMemoryTurnEventLog}; `createRedisStores` gives one every
-   * replica shares). `false`: events go to the request's own stream only.
-   */
-  eventLog?: TurnEventLog | false;
-  /**
-   * How a started app recovers the turns a stopped replica left running,
-   * without waiting for the user's next message: a sweep at start-up and
-   * every `intervalMs`, on one replica at a time (default: every 10 s, for
-   * turns not written for 5 s; with a store shared by replicas, such as
-   * Redis's; see {@link TurnSweeper}). `false`: only the next message (or a
-   * retried request) recovers a stranded turn.
-   */
-  sweeper?: SweeperOptions | false;
-  /**
-   * Who may call the API. Without it the server is open (a session id is the
-   * capability to use that session). With it, every route but the public
-   * ones needs a credential, and sessions, memory and rate limits belong to
-   * the caller's tenant. See {@link apiKeys}.
-   */
-  auth?: AuthOptions;
-  /**
-   * Who may decide approvals, with `auth` (the decider is always the
-   * deciding key's identity, never a `userId` the request claims). Default:
-   * keys with the `approvals:decide` scope, and never a user-bound key on
-   * its own user's turn. Without `auth`, whoever calls decides, as today.
-   * See {@link ApproversPolicy}.
-   */
-  approvers?: ApproversPolicy;
-  /**
-   * With `auth`: turns per minute per API key (a key's own limit overrides
-   * it; a batch of MCP tool calls counts each), failed authentications and
-   * requests to the public routes per client address, and the proxies whose
-   * `X-Forwarded-For` is believed. 429 with `Retry-After` past a limit. See
-   * {@link RateLimitOptions} for the defaults.
-   */
-  rateLimit?: RateLimitOptions;
-  /** Where request counts live (default: this process; `createRedisStores` gives one shared by every replica). */
-  rateLimiter?: RateLimiter;
-  /**
-   * Where the live configuration items live, see {@link App.config}
-   * (default: this process; `createRedisStores` gives one shared by every
-   * replica, which tells each replica of every change).
-   */
-  configStore?: ConfigStore;
-  /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
-  tracing?: Shutdownable;
-  /**
-   * How long `close()` waits for running turns before abandoning them
-   * (default 10 000 ms). Then their running agents are aborted with a
-   * `ServerShutdownError`, and the orchestrator gets each call's reply as an
-   * `agent_stopped` error and answers the turn.
-   */
-  closeGraceMs?: number;
-  /**
-   * Where the app logs: one line per HTTP request, every failed turn with its
-   * error and stack, unexpected errors. A pino logger, or any object with
-   * pino's `error`/`warn`/`info`/`debug`/`child` methods (default: a pino
-   * logger at `logLevel` writing JSON lines to stdout, made when the app is).
-   * A function `(error) => void` ({@link ErrorCallback}, deprecated) is still
-   * accepted for this release and gets the error of each error line.
-   *
-   * @example
-   * ```ts
-   * import { pino } from 'pino';
-   * new App({ name: 'desk', agents, logger: pino({ level: 'warn' }) });
-   * ```
-   */
-  logger?: Logger | ErrorCallback;
-  /** The level of the default logger (default `info`; `silent` logs nothing). Ignored when `logger` is given. */
-  logLevel?: LogLevel;
-  /** Lets browser clients on these origins call the API (CORS). Off by default. */
-  cors?: CorsOptions;
-  /**
-   * Serves an API reference page for `GET /openapi.json` at `/docs` (or
-   * `docs.path`), its assets from the installed `swagger-ui-dist` package
-   * (an optional peer dependency), nothing from a CDN. Off by default.
-   */
-  docs?: boolean | DocsOptions;
-  /**
-   * Serves the console (chat, routing timeline, sessions, agents, approvals)
-   * at `/` (or `console.path`), built ahead of time in the installed
-   * `@switchboard/console` package (an optional peer dependency), nothing
-   * from a CDN. Off by default. See {@link ConsoleOptions}.
-   */
-  console?: boolean | ConsoleOptions;
-  /**
-   * Serves the app's metrics (turns by status, turn and agent-call latency,
-   * decisions per turn, agent errors by code, held leases) in the Prometheus
-   * text format at `GET /metrics` (or `metrics.path`), behind `auth` when it
-   * is on, and pushes them over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT`
-   * (or `metrics.otlp`) says where. Needs `@opentelemetry/sdk-metrics`,
-   * `@opentelemetry/exporter-prometheus` and, for OTLP,
-   * `@opentelemetry/exporter-metrics-otlp-http` (optional peer dependencies). Off by
-   * default: the metrics then go to the global OpenTelemetry meter provider,
-   * if one was registered before the app was mounted. See {@link MetricsOptions}.
-   */
-  metrics?: boolean | MetricsOptions;
-  /**
-   * Serves the orchestrator as an A2A agent: its agent card at
-   * `/.well-known/agent-card.json` and the JSON-RPC endpoint at `/a2a` (or
-   * `a2a.path`), where an A2A task is a turn and its context a session.
-   * Needs `@a2a-js/sdk` (an optional peer dependency). Off by default. See
-   * {@link A2aOptions}.
-   */
-  a2a?: boolean | A2aOptions;
-  /**
-   * Serves the orchestrator over the Model Context Protocol at `POST /mcp`
-   * (or `mcp.path`): a `chat` tool that runs a turn like `POST /v1/chat`,
-   * and, with `mcp.exposeAgents`, a tool per agent that calls it directly,
-   * behind `auth` like every route. Needs `@modelcontextprotocol/sdk` (an
-   * optional peer dependency). Off by default. See {@link McpOptions}.
-   */
-  mcp?: boolean | McpOptions;
-}
-
-/** An orchestrator instance, or a class the app constructs with its agents. */
-export type OrchestratorInput = Orchestrator | (new (options: OrchestratorOptions) => Orchestrator);
-
-/** Where to listen. */
-export interface StartOptions {
-  /** Port to listen on; 0 picks a free one (default 3000). */
-  port?: number;
-  /** Interface to bind (default `127.0.0.1`). */
-  host?: string;
-}
-
-/** A running server. */
-export interface ServerHandle {
-  /** Base URL, e.g. `http://127.0.0.1:3000`. */
-  url: string;
-  port: number;
-  /** Stops accepting requests, lets running turns finish, then closes stores and tracing. */
-  close(): Promise<void>;
-}
-
-/** What {@link App.chat} accepts. */
-export interface ChatInput {
-  message: string;
-  sessionId?: string;
-  userId?: string;
-  tenantId?: string;
-  metadata?: Record<string, unknown>;
-  onEvent?: (event: TurnEvent) => void;
-  /**
-   * Also streams to `onEvent`, before this message's own turn, the events of
-   * the session's earlier turn that this message makes continue (recovered
-   * after its replica stopped, or continued once its pending approvals were
-   * withdrawn): its `turn-start` says `resumed`, and its `turn-end` does not
-   * end the dialog. `/v1/chat` streams turn it on; consumers that make one
-   * reply of the events (the OpenAI-compatible API, A2A, MCP) leave it off.
-   */
-  streamEarlierTurn?: boolean;
-  /**
-   * Makes the message safe to retry: a second call with the same key (and
-   * message) returns the first call's turn instead of running another, on
-   * any replica. Without a `sessionId`, the session id is derived from the
-   * key, so that the retry finds the same session.
-   */
-  idempotencyKey?: string;
-  /** What to do when the session is busy with another turn (default: the app's `concurrency`). */
-  concurrency?: ConcurrencyPolicy;
-}
+import { userSessions } from './stores/user-sessions.js';
 
 /**
  * The session id for a first message sent with an `Idempotency-Key` and no
@@ -258,6 +84,18 @@ export function sessionIdForKey(idempotencyKey: string, tenantId = ''): string {
     .update(`switchboard:idempotency:${tenantId}:${idempotencyKey}`)
     .digest('hex');
   return `ses_${digest.slice(0, 32)}`;
+}
+
+/** The app's callback sender: the one given, or one made from its options (attempts logged without their URL). */
+function callbackSenderOf(
+  callbacks: CallbackSenderOptions | CallbackDelivery | undefined,
+  logger: Logger,
+): CallbackDelivery | undefined {
+  if (callbacks === undefined || 'send' in callbacks) return callbacks;
+  return new CallbackSender({
+    onAttempt: (attempt) => logger.debug({ callback: attempt }, 'callback attempt'),
+    ...callbacks,
+  });
 }
 
 function isOrchestratorClass(
@@ -308,6 +146,7 @@ export class App {
   #orchestrator?: Orchestrator;
   #closing?: Promise<void>;
   #sweeper?: TurnSweeper;
+  #background?: BackgroundTurns;
 
   constructor(options: AppOptions) {
     const { name, agents, sessionStore, memoryStore, sessionIdleTtlSeconds } = options;
@@ -339,6 +178,7 @@ export class App {
     if (options.cors) checkCorsOptions(options.cors);
     // A trusted proxy that is neither an address nor a range fails now rather than at mount.
     clientAddressOf(options.rateLimit?.trustedProxies);
+    if (options.budgets !== undefined) checkBudgetOptions(options.budgets);
     this.logger = resolveLogger(options.logger, options.logLevel);
     const { metrics } = options;
     this.#metrics = metrics ? appMetrics(metrics === true ? {} : metrics, { appName: name }) : undefined;
@@ -378,8 +218,14 @@ export class App {
     const meter = this.#metrics?.meter ?? otelMetrics.getMeter(METER_NAME);
     // No meter provider anywhere: nothing would be recorded, so neither the turn nor the request path records.
     const recording = meter !== createNoopMeter();
+    const budgets = appBudgets(this.#options.budgets, this.#options.budgetCounters, {
+      logger: this.logger,
+      meter: recording ? meter : undefined,
+      appName: this.name,
+    });
     this.#engine = new TurnEngine(
       {
+        budgets,
         orchestrator: instance,
         agents,
         sessions,
@@ -395,6 +241,39 @@ export class App {
       },
       this.#options,
     );
+    const { background } = this.#options;
+    if (background !== false) {
+      const engine = this.#engine;
+      this.#background = new BackgroundTurns(
+        {
+          queue: background?.queue ?? new InMemoryTurnQueue(),
+          memory,
+          run: (request) => {
+            const turn = engine.run(request);
+            return isPromiseLike(turn) ? this.#track(Promise.resolve(turn)) : Promise.resolve(turn);
+          },
+          readTurn: (store, sessionId, turnId) => engine.readTurn(store, sessionId, turnId),
+          sessionsOf: (tenantId, userId) => {
+            const view = engine.sessionsOf(tenantId);
+            return userId === undefined ? view : userSessions(view, userId);
+          },
+          publicError: (error) => {
+            const log = unexpectedErrorLog(this.logger);
+            const { code, message } = publicErrorOf(
+              error,
+              (failure) => log(failure),
+              this.#options.exposeErrorDetails,
+            );
+            return { code, message };
+          },
+          logger: this.logger,
+          concurrency: this.#options.concurrency ?? 'wait',
+          callbacks: callbackSenderOf(background?.callbacks, this.logger),
+        },
+        background,
+      );
+      this.#background.start();
+    }
     this.#routes = createRoutes(
       {
         name: this.name,
@@ -409,6 +288,13 @@ export class App {
         conversations: conversationIndex(memory, this.#options.sessionIdleTtlSeconds ?? 86_400),
         sessionsOf: (tenantId) => this.#mounted().sessionsOf(tenantId),
         events: this.events,
+        background: this.#background,
+        turnStatus: (sessionId, turnId, tenantId, userId) => {
+          if (this.#background) return this.#background.status(sessionId, turnId, tenantId, userId);
+          const view = this.#mounted().sessionsOf(tenantId);
+          const store = userId === undefined ? view : userSessions(view, userId);
+          return this.#mounted().readTurn(store, sessionId, turnId);
+        },
         deleteSession: (sessionId, tenantId) => this.deleteSession(sessionId, tenantId),
         deleteUser: (userId, tenantId) => this.deleteUser(userId, tenantId),
         auth: this.#options.auth,
@@ -422,6 +308,7 @@ export class App {
         cors: this.#options.cors,
         metrics: this.#metrics,
         httpMetrics: recording ? new HttpMetrics(meter) : undefined,
+        usage: budgets && ((tenantId, sessionId, totals) => budgets.report(tenantId, sessionId, totals)),
         config: this.config,
       },
       this.#options,
@@ -451,12 +338,31 @@ export class App {
    * it ended: `completed`, `failed`, `interrupted`, or `awaiting_approval`
    * (then `approvals` lists what to resolve with {@link App.resolveApproval}).
    */
-  async chat({ sessionId, message, idempotencyKey, ...rest }: ChatInput): Promise<TurnResult> {
+  chat(input: ChatInput & { background: true }): Promise<QueuedTurnReceipt>;
+  chat(input: ChatInput & { background?: false }): Promise<TurnResult>;
+  async chat({
+    sessionId,
+    message,
+    idempotencyKey,
+    background,
+    callbackUrl,
+    ...rest
+  }: ChatInput): Promise<TurnResult | QueuedTurnReceipt> {
     if (typeof message !== 'string' || message.length === 0)
       throw new ValidationError({ message: 'message must be a non-empty string' });
     const id =
       sessionId ?? (idempotencyKey ? sessionIdForKey(idempotencyKey, rest.tenantId) : createSecretId('ses'));
-    return await this.#run({ sessionId: id, message, idempotencyKey, ...rest });
+    const request: TurnRequest = { sessionId: id, message, idempotencyKey, ...rest };
+    if (background) return this.#queue(request, callbackUrl);
+    if (callbackUrl !== undefined)
+      throw new ValidationError({ message: 'callbackUrl is for background turns (background: true)' });
+    return await this.#run(request);
+  }
+
+  /** The background turns (undefined with `background: false`): their status, list and cancel. */
+  get background(): BackgroundTurns | undefined {
+    this.#mounted();
+    return this.#background;
   }
 
   /**
@@ -478,7 +384,7 @@ export class App {
    * ```
    */
   resolveApproval(resolution: ApprovalResolution): Promise<TurnResult> {
-    return this.#track(this.#mounted().resolveApproval(resolution));
+    return this.#track(this.#calledBack(this.#mounted().resolveApproval(resolution), resolution.tenantId));
   }
 
   /**
@@ -489,7 +395,7 @@ export class App {
    * @throws NotFoundError for an unknown turn; TurnNotActiveError when it had already ended.
    */
   cancelTurn(request: CancelRequest): Promise<TurnResult> {
-    return this.#track(this.#mounted().cancel(request));
+    return this.#track(this.#calledBack(this.#mounted().cancel(request), request.tenantId));
   }
 
   /**
@@ -590,10 +496,12 @@ export class App {
       const listening = stopListening?.();
       // No new recoveries; one under way is a turn in flight like any other.
       const sweeping = this.#sweeper?.stop();
+      // No new background jobs (a drain): those not taken stay queued for other replicas.
+      const draining = this.#background?.stop();
       const { closeGraceMs = 10_000 } = this.#options;
       const grace = setTimeout(() => this.#shutdown.abort(new ServerShutdownError()), closeGraceMs);
       await sweeping;
-      await Promise.allSettled([...this.#inFlight]);
+      await Promise.allSettled([...this.#inFlight, draining]);
       clearTimeout(grace);
       this.#engine?.close();
       this.#configCache.close();
@@ -604,8 +512,10 @@ export class App {
         this.sessions.close?.(),
         this.memory.close?.(),
         this.#rateLimiter.close?.(),
+        this.#options.budgetCounters?.close?.(),
         this.#configStore.close?.(),
         events,
+        this.#background?.close(this.#options.closeGraceMs),
         this.#options.tracing?.shutdown(),
         this.#metrics?.shutdown(),
         // Their connections (MCP servers, say) are no longer needed once no turn runs.
@@ -613,6 +523,21 @@ export class App {
       ]);
     })();
     return this.#closing;
+  }
+
+  /** A background turn that went on outside its job (an approval, a cancel) calls back too, once it has a result. */
+  async #calledBack(turn: Promise<TurnResult>, tenantId: string | undefined): Promise<TurnResult> {
+    const result = await turn;
+    const background = this.#background;
+    if (background) this.#track(background.resumed(result, tenantId)).catch(() => {});
+    return result;
+  }
+
+  #queue(request: TurnRequest, callbackUrl: string | undefined): Promise<QueuedTurnReceipt> {
+    this.#mounted();
+    if (!this.#background) throw new BackgroundUnavailableError();
+    if (this.#closing) throw new ServerShutdownError();
+    return this.#background.submit(request, callbackUrl);
   }
 
   /** Runs a turn; only a turn that had to wait is in flight (a synchronous one is over when this returns). */

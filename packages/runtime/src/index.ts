@@ -88,6 +88,41 @@ export {
   type KeyScope,
   type Principal,
 } from './backend/principal.js';
+export { BackgroundUnavailableError, QueueFullError } from './background/background-errors.js';
+export {
+  type BackgroundOptions,
+  BackgroundTurns,
+  type CallbackDelivery,
+  type QueuedTurnReceipt,
+  type TurnProgress,
+  type TurnStatusView,
+} from './background/background-turns.js';
+export { InMemoryTurnQueue, type InMemoryTurnQueueOptions } from './background/in-memory-turn-queue.js';
+export type { QueuedTurn, QueueOutcome, QueueWork, TurnQueue } from './background/turn-queue.js';
+export {
+  type BudgetCounters,
+  type ChargeResult,
+  type CounterEntry,
+  InMemoryBudgetCounters,
+  type Spend,
+  type SpendLimits,
+} from './budgets/budget-counters.js';
+export { type BudgetExceededDetails, BudgetExceededError } from './budgets/budget-errors.js';
+export type {
+  BudgetLimits,
+  BudgetOptions,
+  BudgetPeriod,
+  BudgetScope,
+  LimitName,
+  ModelPrice,
+} from './budgets/budget-options.js';
+export type { PeriodUsage, UsageAmounts, UsageReport } from './budgets/budgets.js';
+export {
+  chargeModelCall,
+  type ModelCallCharge,
+  type ModelCallTicket,
+} from './budgets/turn-budget.js';
+export * from './callbacks/index.js';
 export {
   ConfigAdmin,
   type ConfigDiff,

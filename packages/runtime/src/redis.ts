@@ -6,6 +6,7 @@
  * @module
  */
 import type { Cluster, Redis } from 'ioredis';
+import { RedisBudgetCounters } from './budgets/redis-budget-counters.js';
 import { RedisConfigStore } from './stores/redis/redis-config-store.js';
 import {
   createRedisClient,
@@ -19,6 +20,7 @@ import { RedisRateLimiter } from './stores/redis/redis-rate-limiter.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './stores/redis/redis-session-store.js';
 import { RedisTurnEventLog, type RedisTurnEventLogOptions } from './stores/redis/redis-turn-event-log.js';
 
+export { RedisBudgetCounters } from './budgets/redis-budget-counters.js';
 export {
   type MigrateSessionMemoryOptions,
   type MigrateSessionMemoryResult,
@@ -59,6 +61,8 @@ export interface RedisStores {
   rateLimiter: RedisRateLimiter;
   /** Keeps each turn's events, so that a client can rejoin its stream from any replica. */
   eventLog: RedisTurnEventLog;
+  /** Counts model spending per session and tenant across replicas (used with the app's `budgets`). */
+  budgetCounters: RedisBudgetCounters;
   /** Keeps the live configuration items, and tells every replica of each change (see `docs/configuration.md`). */
   configStore: RedisConfigStore;
 }
@@ -97,7 +101,7 @@ export function createRedisStores(
   let shared = existingClient(source);
   if (!shared) {
     shared = createRedisClient(source as Exclude<RedisSource, Redis | Cluster>, { commandTimeoutMs });
-    shareOwnership(shared, 5);
+    shareOwnership(shared, 6);
   }
   return {
     sessionStore: new RedisSessionStore(shared, {
@@ -117,6 +121,7 @@ export function createRedisStores(
     }),
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
     eventLog: new RedisTurnEventLog(shared, { keyPrefix, commandTimeoutMs, ...events }),
+    budgetCounters: new RedisBudgetCounters(shared, { keyPrefix, commandTimeoutMs }),
     configStore: new RedisConfigStore(shared, { keyPrefix, commandTimeoutMs }),
   };
 }

@@ -10,12 +10,18 @@ import { a2aMessage, textPart } from './a2a-parts.js';
 import { findTurn, storedTask, turnMessages } from './a2a-task-reads.js';
 import { endingEvents, progressOf, statusUpdate, taskEvent } from './a2a-updates.js';
 
+/** The states the specification calls interrupted: the task waits for the client. */
+const INTERRUPTED: ReadonlySet<TaskState> = new Set([
+  TaskState.TASK_STATE_INPUT_REQUIRED,
+  TaskState.TASK_STATE_AUTH_REQUIRED,
+]);
+
 /**
  * `SubscribeToTask`: the task as it stands, then its updates as the turn
  * goes on (each agent call, then its answer and final state), read from the
  * app's turn event log, so from any replica when the log is shared. The
  * stream ends when the turn (or its part, when it pauses for approval)
- * ends. Needs the `sessions:read` scope with auth. A task that has ended is refused with `UnsupportedOperationError`,
+ * ends; on a task already awaiting input it holds just the task. Needs the `sessions:read` scope with auth. A task that has ended is refused with `UnsupportedOperationError`,
  * as the specification says; so is every task when the app keeps no turn
  * events (`eventLog: false`).
  */
@@ -49,6 +55,9 @@ export async function* subscribeToTask(
     yield* endingEvents(task);
     return;
   }
+  // A task awaiting the client's input (an approval) is in an interrupted state, where a stream closes:
+  // the client answers with a message, whose own stream carries the rest (A2A 1.0, section 11.7).
+  if (task.status && INTERRUPTED.has(task.status.state)) return;
   const ids = { taskId: task.id, contextId: task.contextId };
   const follow = followTurnEvents({
     log,

@@ -14,6 +14,7 @@ export const TASK_STATE_BY_TURN_STATUS: Readonly<Record<TurnStatus, TaskState>> 
   awaiting_approval: TaskState.TASK_STATE_INPUT_REQUIRED,
   completed: TaskState.TASK_STATE_COMPLETED,
   limited: TaskState.TASK_STATE_COMPLETED,
+  budget_exceeded: TaskState.TASK_STATE_COMPLETED,
   failed: TaskState.TASK_STATE_FAILED,
   interrupted: TaskState.TASK_STATE_CANCELED,
   blocked: TaskState.TASK_STATE_REJECTED,
@@ -98,7 +99,9 @@ export function taskOf(result: TurnResult, history: Message[] = []): Task {
     contextId: result.sessionId,
     status: statusOf(result),
     artifacts:
-      result.status === 'completed' || result.status === 'limited' ? [answerArtifact(result.reply)] : [],
+      result.status === 'completed' || result.status === 'limited' || result.status === 'budget_exceeded'
+        ? [answerArtifact(result.reply)]
+        : [],
     history,
     metadata,
   };

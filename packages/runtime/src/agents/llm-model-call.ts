@@ -4,6 +4,8 @@ import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageFunctionToolCall,
 } from 'openai/resources/chat/completions';
+import { chargeModelCall, type ModelCallTicket } from '../budgets/turn-budget.js';
+import { isPromiseLike } from '../promise-like.js';
 import type { ChatClient } from './llm-client.js';
 import { endGeneration, startGeneration, type TokenUsage } from './llm-tracing.js';
 
@@ -128,6 +130,14 @@ async function* whole({
  */
 export async function* callModel(options: ModelCallOptions): AsyncGenerator<string, ModelTurn> {
   const { request, parent, name } = options;
+  // The turn's budgets, if any, first: a call that could pass one is never sent (and has no span).
+  const charge = chargeModelCall({
+    model: request.model,
+    messages: request.messages,
+    tools: request.tools,
+    maxOutputTokens: request.max_completion_tokens ?? request.max_tokens,
+  });
+  const ticket: ModelCallTicket | undefined = isPromiseLike(charge) ? await charge : charge;
   const span = startGeneration({
     parent,
     model: request.model,
@@ -144,6 +154,7 @@ export async function* callModel(options: ModelCallOptions): AsyncGenerator<stri
     failure = { error };
     throw error;
   } finally {
+    ticket?.settle(turn?.usage);
     // Neither set: the consumer stopped reading early (cancelled).
     if (turn) {
       const { content, toolCalls, usage, finishReason, responseModel } = turn;

@@ -24,6 +24,8 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   idempotency_key_reused: 422,
   store_unavailable: 503,
   shutting_down: 503,
+  queue_full: 503,
+  background_unavailable: 400,
 };
 
 /** What a client reads for a store outage: never the store's address or its error text. */

@@ -1,6 +1,7 @@
 import type { AgentMeta } from '@switchboard/core';
 import type { Context } from 'hono';
 import type { PublishedGraph } from '../agents/published-graph.js';
+import type { BackgroundTurns, TurnStatusView } from '../background/background-turns.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../stores/session-store.js';
@@ -43,6 +44,15 @@ export interface ServerBackend {
    */
   sessionsOf(tenantId: string | undefined, userId?: string): SessionStore;
   deleteSession(sessionId: string, tenantId?: string): Promise<boolean>;
+  /** Background turns: queued, read and cancelled by id (absent with `background: false`). */
+  background?: BackgroundTurns;
+  /** Where a turn stands (queued, running, ended) and its result once it has one; undefined for an unknown turn. */
+  turnStatus(
+    sessionId: string,
+    turnId: string,
+    tenantId: string | undefined,
+    userId?: string,
+  ): Promise<TurnStatusView | undefined>;
   /** Where the turns' events are kept for rejoining clients (none: a turn's events reach its own request only). */
   events?: TurnEventLog;
   /** Deletes a user's sessions and memory (within a tenant). */

@@ -39,6 +39,40 @@ function storedEnd(sessionId: string, record: TurnRecord): TurnEventBody {
   return end;
 }
 
+/**
+ * The stored answer of an ended turn whose log holds no `message` since its
+ * last `turn-start` (undefined when it does, or the store has none).
+ */
+async function unloggedAnswer(
+  { log, key, sessions }: TurnFollow,
+  record: TurnRecord,
+): Promise<TurnEventBody | undefined> {
+  const logged = await log.replay(key, undefined);
+  if (logged.kind === 'events') {
+    const events = logged.events;
+    let start = events.length - 1;
+    while (start >= 0 && events[start]?.type !== 'turn-start') start -= 1;
+    if (events.slice(start + 1).some((event) => event.type === 'message')) return undefined;
+  }
+  const history = await sessions.read(key.sessionId);
+  const asked = history.findIndex((message) => message.id === record.userMessageId);
+  if (asked < 0) return undefined;
+  let answer: (typeof history)[number] | undefined;
+  for (const message of history.slice(asked + 1)) {
+    if (message.role === 'user') break;
+    if (message.role === 'assistant') answer = message;
+  }
+  if (answer?.role !== 'assistant') return undefined;
+  return {
+    type: 'message',
+    sessionId: key.sessionId,
+    turnId: key.turnId,
+    messageId: answer.id,
+    content: answer.content,
+    endOfMessage: true,
+  };
+}
+
 /** What {@link followTurnEvents} follows, and from where. */
 export interface TurnFollow {
   log: TurnEventLog;
@@ -52,6 +86,8 @@ export interface TurnFollow {
   /** The event the follower rejoined after ended the turn (or its part). */
   ended: boolean;
   isClosing: () => boolean;
+  /** The turn had ended (or paused) when the follower came: nothing more is waited for. */
+  finished?: boolean;
   /** Stops following (the client left). */
   signal: AbortSignal;
 }
@@ -81,7 +117,7 @@ export async function* followTurnEvents(follow: TurnFollow): AsyncGenerator<Turn
   if (endedLast) return;
   if (follow.backlog.length > 0) ended = false;
   while (!signal.aborted && !isClosing()) {
-    const events = await log.waitAfter(key, last, FOLLOW_CHECK_MS, signal);
+    const events = follow.finished ? [] : await log.waitAfter(key, last, FOLLOW_CHECK_MS, signal);
     if (events.length > 0) {
       ended = false;
       yield* emit(events);
@@ -97,7 +133,12 @@ export async function* followTurnEvents(follow: TurnFollow): AsyncGenerator<Turn
       yield* emit(tail.events);
       if (endedLast) return;
     }
-    if (!ended && record) yield storedEnd(key.sessionId, record);
+    if (!ended && record) {
+      // Its replica stopped between storing the end and logging it: the answer comes from the store too.
+      const answer = record.status === 'awaiting_approval' ? undefined : await unloggedAnswer(follow, record);
+      if (answer) yield answer;
+      yield storedEnd(key.sessionId, record);
+    }
     return;
   }
 }

@@ -209,8 +209,9 @@ function* runConcurrently(
 }
 
 /**
- * The user a turn's spans name when it is not the current request's: a part
- * resumed by someone else (an approver) stays the requester's in the trace.
+ * The user a turn's spans name when it is not the current request's: a turn
+ * recovered by a message of another user stays the requester's in the trace
+ * (a part an approver resumes runs in the requester's own context).
  */
 export function traceUserOf(turn: TurnState): string | undefined {
   const { userId } = turn;

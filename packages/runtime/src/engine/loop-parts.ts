@@ -1,5 +1,6 @@
 import type { Orchestrator } from '@switchboard/core';
 import type { Agent } from '../agents/agent-contract.js';
+import type { Budgets } from '../budgets/budgets.js';
 import type { Logger } from '../logging/logger.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import type { SessionStore } from '../stores/session-store.js';
@@ -34,4 +35,6 @@ export interface LoopParts {
   naming: TraceNaming;
   /** Where each turn's events are kept for clients that rejoin its stream (none: only the request hears them). */
   eventLog?: TurnEventLog;
+  /** The app's spending budgets, when it has any: they meter each turn's model calls. */
+  budgets?: Budgets;
 }

@@ -1,8 +1,9 @@
 import { type AssistantMessage, createId, StoreUnavailableError, TurnDeadlineError } from '@switchboard/core';
+import { BudgetExceededError } from '../budgets/budget-errors.js';
 import type { GuardStage } from '../guardrails/guardrail.js';
 import { pendingApprovals } from '../turns/turn-record.js';
 import { withdraw } from './approvals.js';
-import { noteBlock, noteRewrites } from './decision-resolution.js';
+import { addNote, noteBlock, noteRewrites } from './decision-resolution.js';
 import { type GuardOutcome, Guards } from './guards.js';
 import type { LoopParts } from './loop-parts.js';
 import { errorCode } from './route-step.js';
@@ -121,6 +122,8 @@ export function stopped(parts: LoopParts, turn: TurnState): Ending {
   const { control } = turn.runtime;
   if (control.leaseLost) throw control.stopped;
   if (TurnDeadlineError.isInstance(control.stopped)) return limit(parts, turn, control.stopped as Error);
+  if (BudgetExceededError.isInstance(control.stopped))
+    return overBudget(turn, control.stopped as BudgetExceededError);
   return {
     status: 'interrupted',
     reply: parts.options.interruptedMessage,
@@ -142,6 +145,24 @@ export function limit(parts: LoopParts, turn: TurnState, error: Error): Ending {
     reply: partial ? partialAnswer(turn, error) : parts.options.failureMessage,
     error,
     toolCallId: `limit_${turn.turnId}`,
+  };
+}
+
+/**
+ * The end of a turn whose next model call could have passed a spending
+ * budget (the call was not made): `budget_exceeded`, answering with the
+ * best result it had; a `budget` note step and the turn span's
+ * `switchboard.budget.exceeded` attribute say which limit.
+ */
+export function overBudget(turn: TurnState, error: BudgetExceededError): Ending {
+  const { scope, limit: name, max, used, requested } = error;
+  addNote(turn, 'budget', { scope, limit: name, max, used, requested });
+  turn.span?.setAttribute('switchboard.budget.exceeded', `${scope}.${name}`);
+  return {
+    status: 'budget_exceeded',
+    reply: partialAnswer(turn, error),
+    error,
+    toolCallId: `budget_${turn.turnId}`,
   };
 }
 
@@ -173,7 +194,9 @@ function blocked(parts: LoopParts, turn: TurnState, refusal: NonNullable<GuardOu
 function partialAnswer(turn: TurnState, error: Error): string {
   const why = TurnDeadlineError.isInstance(error)
     ? `I ran out of time after ${duration((error as TurnDeadlineError).timeoutMs)}`
-    : `I reached the limit of ${turn.limits?.maxHops ?? turn.hop} steps`;
+    : BudgetExceededError.isInstance(error)
+      ? `I reached the spending limit for this ${SCOPE_WORDS[(error as BudgetExceededError).scope]}`
+      : `I reached the limit of ${turn.limits?.maxHops ?? turn.hop} steps`;
   const latest = new Map<string, string>();
   for (const message of turn.turnMessages()) {
     if (message.role === 'tool' && message.status === 'ok' && message.content.trim() !== '') {
@@ -183,10 +206,19 @@ function partialAnswer(turn: TurnState, error: Error): string {
   }
   const found = [...latest].slice(-3);
   if (found.length === 0)
-    return `${why} before any result came in. Please try again, or ask for less at once.`;
+    return BudgetExceededError.isInstance(error)
+      ? `${why} before any result came in.`
+      : `${why} before any result came in. Please try again, or ask for less at once.`;
   const parts = found.map(([agent, content]) => (found.length === 1 ? content : `${agent}: ${content}`));
   return `${why}, so this may be incomplete. What I have so far:\n\n${parts.join('\n\n')}`;
 }
+
+const SCOPE_WORDS: Readonly<Record<BudgetExceededError['scope'], string>> = {
+  turn: 'request',
+  session: 'conversation',
+  'tenant-day': 'day',
+  'tenant-month': 'month',
+};
 
 /** `1.5 s`, `300 ms`, `2 min`. */
 function duration(ms: number): string {

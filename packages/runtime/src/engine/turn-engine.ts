@@ -6,6 +6,7 @@ import {
   RequestContext,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent-contract.js';
+import type { Budgets } from '../budgets/budgets.js';
 import type { ConfigCache } from '../config/config-cache.js';
 import type { Logger } from '../logging/logger.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
@@ -26,6 +27,7 @@ import type { TraceNaming } from './trace-labels.js';
 import { TurnControl } from './turn-control.js';
 import { TurnLoop } from './turn-loop.js';
 import { TurnOpening } from './turn-opening.js';
+import { resultOfRecord } from './turn-result.js';
 import { TurnResumption } from './turn-resumption.js';
 import type {
   ApprovalResolution,
@@ -35,7 +37,6 @@ import type {
   TurnResult,
 } from './turn-types.js';
 
-export { resultOfRecord } from './turn-result.js';
 export type {
   ApprovalResolution,
   CancelRequest,
@@ -45,6 +46,7 @@ export type {
   TurnRequest,
   TurnResult,
 } from './turn-types.js';
+export { resultOfRecord };
 
 interface EngineParts {
   orchestrator: Orchestrator;
@@ -61,6 +63,8 @@ interface EngineParts {
   naming: TraceNaming;
   /** Where each turn's events are kept for rejoining clients. */
   eventLog: TurnEventLog | undefined;
+  /** The app's spending budgets, if it has any. */
+  budgets?: Budgets;
   /** The live configuration each turn runs under (none: every turn sees no item). */
   config?: ConfigCache;
 }
@@ -100,6 +104,7 @@ export class TurnEngine {
   readonly #hold: SessionHold;
   readonly #opening: TurnOpening;
   readonly #resumption: TurnResumption;
+  readonly #approvalMessage: string;
 
   constructor(
     parts: EngineParts,
@@ -130,6 +135,7 @@ export class TurnEngine {
     }: TurnOptions = {},
   ) {
     this.#parts = parts;
+    this.#approvalMessage = approvalMessage;
     const options: LoopParts['options'] = {
       maxHops,
       historyWindow,
@@ -163,6 +169,7 @@ export class TurnEngine {
       metrics: parts.metrics,
       naming: parts.naming,
       eventLog: parts.eventLog,
+      budgets: parts.budgets,
     };
     const loop = new TurnLoop(loopParts);
     this.#views = new SessionViews(parts.sessions, sessionIdleTtlSeconds, tenantSessionIdleTtlSeconds);
@@ -172,7 +179,17 @@ export class TurnEngine {
       metrics: parts.metrics,
       leaseTtlMs,
     });
-    const shared = { loop, loopParts, views: this.#views, hold: this.#hold };
+    const shared = {
+      loop,
+      loopParts,
+      views: this.#views,
+      hold: this.#hold,
+      contextFor: (
+        { sessionId, tenantId, requestId, depth, config }: RequestContext,
+        userId: string | undefined,
+        control: TurnControl,
+      ) => this.#requestContext({ sessionId, tenantId, requestId, depth, userId }, control, config),
+    };
     this.#resumption = new TurnResumption(shared);
     this.#opening = new TurnOpening({
       ...shared,
@@ -243,6 +260,21 @@ export class TurnEngine {
   /** Stops a running or paused turn (it ends `interrupted`), wherever it runs. */
   cancel(request: CancelRequest): Promise<TurnResult> {
     return this.#inPromise(request, (context, control) => this.#resumption.cancel(request, context, control));
+  }
+
+  /**
+   * A stored turn's result, as its request returned it (or would have):
+   * undefined when the session (as `sessions` sees it) holds no such turn.
+   */
+  async readTurn(sessions: SessionStore, sessionId: string, turnId: string): Promise<TurnResult | undefined> {
+    const last = await sessions.lastTurn(sessionId);
+    const record =
+      last?.turnId === turnId
+        ? last
+        : (await sessions.listTurns(sessionId)).find((turn) => turn.turnId === turnId);
+    if (!record) return undefined;
+    const history = record.status === 'awaiting_approval' ? [] : await sessions.read(sessionId);
+    return resultOfRecord(sessionId, record, history, this.#approvalMessage);
   }
 
   /** The session store as `tenantId` sees it (the store itself without a tenant). */

@@ -175,7 +175,7 @@ export class TurnLoop implements LoopHost<TurnState> {
     if (parts.guards.checksToolInput) this.checkCalls = (turn, decision) => checkCalls(parts, turn, decision);
   }
 
-  /** A part resumed by another user (an approver) keeps the requester as its decisions' user. */
+  /** A part continued by another user's request keeps the requester as its decisions' user. */
   owner(turn: TurnState): { sessionId: string; userId?: string } | undefined {
     const userId = traceUserOf(turn);
     return userId === undefined ? undefined : { sessionId: turn.sessionId, userId };
@@ -191,6 +191,10 @@ export class TurnLoop implements LoopHost<TurnState> {
       timeoutMs === undefined
         ? undefined
         : setTimeout(() => turn.runtime.control.stop(new TurnDeadlineError({ timeoutMs })), timeoutMs);
+    // With budgets, this part's model calls are metered (no store call here).
+    parts.budgets?.attach(turn.runtime.requestContext, turn.usage, (error) =>
+      turn.runtime.control.stop(error),
+    );
     try {
       const turnContext = turn.turnContext ?? otelContext.active();
       if (turn.answerApprovalId !== undefined || turn.unanswered.length > 0)

@@ -126,7 +126,7 @@ export class TurnOpening {
     const turn = new TurnState(
       {
         sessionId,
-        turnId: createId('turn'),
+        turnId: request.turnId ?? createId('turn'),
         userMessageId: userMessage.id,
         startedAt,
         status: 'running',

@@ -3,7 +3,7 @@ import {
   ApprovalResolvedError,
   CorruptRecordError,
   NotFoundError,
-  type RequestContext,
+  RequestContext,
   TurnAbandonedError,
   TurnNotActiveError,
 } from '@switchboard/core';
@@ -14,7 +14,7 @@ import type { TurnEvent } from './events.js';
 import type { LoopParts } from './loop-parts.js';
 import { interruption, type SessionHold } from './session-hold.js';
 import type { SessionViews } from './session-views.js';
-import { type Steps, settled } from './steps.js';
+import { runSteps, type Steps, settled } from './steps.js';
 import type { TurnControl } from './turn-control.js';
 import { closing, finish } from './turn-ending.js';
 import type { TurnLoop } from './turn-loop.js';
@@ -36,6 +36,8 @@ export interface ResumptionParts {
   loopParts: LoopParts;
   views: SessionViews;
   hold: SessionHold;
+  /** A request context like `context` (same session, tenant, request id and control) for another user. */
+  contextFor(context: RequestContext, userId: string | undefined, control: TurnControl): RequestContext;
 }
 
 /**
@@ -157,7 +159,14 @@ export class TurnResumption {
     if (!expired) decide(approval, decision, { decidedBy: userId, requestedFor: record.userId, comment });
     // An expired approval still moves the turn on; the stream then ends with the expiry, not with turn-end.
     const emit = expired ? notEndingTheDialog(resolution.onEvent) : resolution.onEvent;
-    const turn = yield* this.load(record, lease, requestContext, control, emit);
+    // The resumed part is the requester's turn: its orchestrator, agents, approval rules, user memory and
+    // spans see the user who sent the message. The approver is on the approval (`decidedBy`) and on the
+    // resumed part's root span (`switchboard.approval.decided_by`).
+    const requester =
+      record.userId === requestContext.userId
+        ? requestContext
+        : this.#parts.contextFor(requestContext, record.userId, control);
+    const turn = yield* this.load(record, lease, requester, control, emit);
     control.turnId = turn.turnId;
     let result: TurnResult;
     if (pendingApprovals(turn).length > 0) {
@@ -165,7 +174,11 @@ export class TurnResumption {
       yield* settled(commit(turn, []));
       result = resultOfRecord(sessionId, turn.snapshot(), [], loopParts.options.approvalMessage);
     } else {
-      result = yield* this.resume(turn, 'approval', approvalAttributes(turn.approvals ?? []), true);
+      const resumed = () => this.resume(turn, 'approval', approvalAttributes(turn.approvals ?? []), true);
+      result =
+        requester === requestContext
+          ? yield* resumed()
+          : yield* settled(RequestContext.run(requester, () => runSteps(resumed())));
     }
     if (expired) {
       const error = new ApprovalExpiredError({ approvalId, expiresAt: approval.expiresAt ?? '' });

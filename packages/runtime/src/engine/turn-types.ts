@@ -158,6 +158,12 @@ export interface TurnRequest {
   /** Overrides the app's {@link TurnOptions.concurrency} for this message. */
   concurrency?: ConcurrencyPolicy;
   /**
+   * The id the turn opens with (default: a new one). A background turn's id
+   * is chosen when it is queued, so that its status and events can be asked
+   * for before it runs.
+   */
+  turnId?: string;
+  /**
    * Calls this agent instead of asking the orchestrator: the turn's first
    * step calls it (the message as its task, reason "direct call"), its
    * reply is the answer. Guardrails, approvals, timeouts, retries, spans and

@@ -162,7 +162,10 @@ export function createMcpEndpoint(
       status: result.status,
     };
     const ended =
-      result.status === 'completed' || result.status === 'limited' || result.status === 'awaiting_approval';
+      result.status === 'completed' ||
+      result.status === 'limited' ||
+      result.status === 'budget_exceeded' ||
+      result.status === 'awaiting_approval';
     return {
       content: [
         { type: 'text', text: ended ? result.reply : result.error?.message || result.reply },

@@ -2,6 +2,8 @@ import { context } from '@opentelemetry/api';
 import type { TokenUsage } from '@switchboard/core';
 import { type ChatClient, clientResolver, type LlmClientOptions } from '../agents/llm-client.js';
 import { endGeneration, startGeneration } from '../agents/llm-tracing.js';
+import { chargeModelCall } from '../budgets/turn-budget.js';
+import { isPromiseLike } from '../promise-like.js';
 import type { RetrievalItem } from './retrieval-bundle.js';
 
 /** A model that writes the bundle's summary from the retrieved items. */
@@ -32,6 +34,8 @@ export function modelSummarizer(
       { role: 'system' as const, content: instructions },
       { role: 'user' as const, content: `Query: ${query}\n\nPassages:\n${passages}` },
     ];
+    const charge = chargeModelCall({ model, messages });
+    const ticket = isPromiseLike(charge) ? await charge : charge;
     const span = startGeneration({ parent: context.active(), model, input: messages, temperature });
     try {
       const request = { model, messages, stream: false as const };
@@ -44,9 +48,11 @@ export function modelSummarizer(
         inputTokens: completion.usage.prompt_tokens,
         outputTokens: completion.usage.completion_tokens,
       };
+      ticket?.settle(usage);
       endGeneration(span, { output: text, usage, responseModel: completion.model });
       return { text, usage };
     } catch (error) {
+      ticket?.settle(undefined);
       endGeneration(span, { error });
       throw error;
     }

@@ -13,6 +13,7 @@ import type { CompletionMessage, FinishReason, SwitchboardExtension } from './op
  * |---------------------|------------------|-----------------------------|----------------------------------------|
  * | `completed`         | `stop`           | the answer                  | `status`, `steps`                      |
  * | `limited`           | `length`         | the partial answer          | `status`, `steps`, `error`             |
+ * | `budget_exceeded`   | `length`         | the partial answer          | `status`, `steps`, `error`             |
  * | `failed`            | `stop`           | the failure reply           | `status`, `steps`, `error`             |
  * | `interrupted`       | `stop`           | `interruptedMessage`        | `status`, `steps`, `error`             |
  * | `blocked`           | `content_filter` | the refusal                 | `status`, `steps`, `error`             |
@@ -27,6 +28,8 @@ import type { CompletionMessage, FinishReason, SwitchboardExtension } from './op
 export const FINISH_REASON_BY_STATUS: Readonly<Record<TurnStatus, FinishReason>> = {
   completed: 'stop',
   limited: 'length',
+  // The nearest of OpenAI's reasons: the answer was cut short by a token (or cost) limit.
+  budget_exceeded: 'length',
   failed: 'stop',
   interrupted: 'stop',
   blocked: 'content_filter',

@@ -34,8 +34,9 @@ export function turnOfId(
  * How every turn state maps onto a response's `status`: the output is
  * always the turn's reply (as on chat completions), the `switchboard`
  * field says what happened. A blocked turn is `incomplete` (reason
- * `content_filter`), and so is one that hit a limit with a partial answer
- * (reason `max_output_tokens`, as chat completions say `length`); a running
+ * `content_filter`), and so is one that hit a limit or a spending budget
+ * with a partial answer (reason `max_output_tokens`, as chat completions say
+ * `length`); a running
  * one (read with `GET`) is `in_progress`.
  */
 export const RESPONSE_STATUS_BY_TURN: Readonly<
@@ -47,6 +48,7 @@ export const RESPONSE_STATUS_BY_TURN: Readonly<
   awaiting_approval: 'completed',
   blocked: 'incomplete',
   limited: 'incomplete',
+  budget_exceeded: 'incomplete',
   running: 'in_progress',
 };
 
@@ -159,7 +161,7 @@ export function responseObject(parts: ResponseParts, { inProgress = false }: { i
     error: null,
     incomplete_details:
       status === 'incomplete'
-        ? { reason: parts.status === 'limited' ? 'max_output_tokens' : 'content_filter' }
+        ? { reason: parts.status === 'blocked' ? 'content_filter' : 'max_output_tokens' }
         : null,
     instructions: parts.instructions,
     max_output_tokens: null,

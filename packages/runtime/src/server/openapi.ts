@@ -1,5 +1,6 @@
 import type { AgentMeta } from '@switchboard/core';
 import { z } from 'zod';
+import { backgroundPaths, queuedTurnResponse } from './background-openapi.js';
 import { configPaths } from './config-openapi.js';
 import { openAiPaths } from './openai-openapi.js';
 import {
@@ -15,6 +16,7 @@ import {
   SessionResponseSchema,
   TurnIdSchema,
 } from './schemas.js';
+import { usagePaths } from './usage-openapi.js';
 
 const json = (schema: z.ZodType) => ({
   'application/json': { schema: z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) },
@@ -73,7 +75,7 @@ export function buildOpenApiDocument({
     });
   const turnResult = {
     description:
-      'The turn (or its part that ran): `status` is `completed`, `limited` (at a profile limit, with a partial answer), `failed`, `interrupted`, `blocked` (a guardrail refused it), or `awaiting_approval` with the pending `approvals`',
+      'The turn (or its part that ran): `status` is `completed`, `limited` (at a profile limit, with a partial answer), `budget_exceeded` (its next model call could have passed a spending budget; with a partial answer), `failed`, `interrupted`, `blocked` (a guardrail refused it), or `awaiting_approval` with the pending `approvals`',
     content: { ...json(ChatResponseSchema), 'text/event-stream': {} },
   };
   return {
@@ -101,6 +103,7 @@ export function buildOpenApiDocument({
           },
           responses: {
             '200': turnResult,
+            '202': queuedTurnResponse(),
             ...errors(400, 409, 413, 422, 500, 503),
           },
         },
@@ -221,6 +224,8 @@ export function buildOpenApiDocument({
           },
         },
       },
+      ...usagePaths(),
+      ...backgroundPaths(),
       ...openAiPaths(),
       ...configPaths(),
     },

@@ -20,6 +20,7 @@ import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import { mountA2a } from './a2a-mount.js';
 import { accessControl, principalOf, type RateLimitOptions } from './access.js';
+import { cancelQueuedTurn, mountTurnStatus, queueTurn } from './background-routes.js';
 import { mountConfigRoutes } from './config-routes.js';
 import { type ConsoleOptions, mountConsole } from './console-ui.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
@@ -41,6 +42,7 @@ import {
 } from './schemas.js';
 import { mountSessionReads } from './session-read-routes.js';
 import { mountTurnEvents } from './turn-event-routes.js';
+import { mountUsage, type UsageBackend } from './usage-routes.js';
 
 /** What the HTTP layer needs from the App: the protocol-neutral backend, plus rate limits, CORS and metrics. */
 export interface HttpBackend extends ServerBackend {
@@ -54,6 +56,8 @@ export interface HttpBackend extends ServerBackend {
   httpMetrics?: HttpMetrics;
   /** Who may decide approvals, with auth (see {@link ApproversPolicy}). */
   approvers?: ApproversPolicy;
+  /** Spending against the budgets, for `GET /v1/usage` (none: the app has no budgets). */
+  usage?: UsageBackend['usage'];
   /** The live configuration, served at `/v1/config` (off without it). */
   config?: ConfigAdmin;
 }
@@ -214,6 +218,9 @@ export function createRoutes(
     if (idempotencyKey) request.idempotencyKey = idempotencyKey;
     if (body.concurrency) request.concurrency = body.concurrency;
     noteRequest(c, { sessionId: request.sessionId });
+    if (body.background || body.callbackUrl !== undefined) {
+      return queueTurn(c, backend, { ...request, principal: caller.principal }, body);
+    }
     const watch = body.onDisconnect === 'cancel' ? cancelOnDisconnect(c, request) : undefined;
     if (!wantsStream(c, body.stream)) {
       const result = backend.chat(watch ? { ...request, onEvent: watch } : request);
@@ -306,12 +313,20 @@ export function createRoutes(
     const turnId = parseOrThrow(TurnIdSchema, c.req.param('turnId'), 'turn id');
     // Read whatever came (chunked bodies declare no length): a body means the client meant something else.
     if ((await c.req.text()).length > 0) throw new ValidationError({ message: 'A cancel takes no body' });
-    return c.json(noteRequest(c, await backend.cancelTurn({ sessionId, turnId, ...callerOf(c) })));
+    const caller = callerOf(c);
+    const queued = await cancelQueuedTurn(backend, sessionId, turnId, caller.principal);
+    if (queued) return c.json(noteRequest(c, queued));
+    return c.json(noteRequest(c, await backend.cancelTurn({ sessionId, turnId, ...caller })));
   };
   app.post('/v1/sessions/:id/turns/:turnId/cancel', limited(cancel, { json: false }));
 
   mountSessionReads(app, (tenantId, userId) => backend.sessionsOf(tenantId, userId));
   mountTurnEvents(app, backend);
+  mountTurnStatus(app, backend);
+  mountUsage(app, {
+    usage: unchecked.usage,
+    sessionsOf: (tenantId, userId) => backend.sessionsOf(tenantId, userId),
+  });
 
   app.delete('/v1/sessions/:id', async (c) => {
     const sessionId = parseOrThrow(SessionIdSchema, c.req.param('id'), 'session id');
@@ -363,6 +378,7 @@ export function createRoutes(
     '/v1/sessions/:id/turns/:turnId/cancel': ['POST'],
     '/v1/agents': ['GET'],
     '/v1/users/:userId': ['DELETE'],
+    '/v1/usage': ['GET'],
     '/healthz': ['GET'],
     '/readyz': ['GET'],
     '/openapi.json': ['GET'],

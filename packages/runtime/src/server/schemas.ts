@@ -62,6 +62,14 @@ export function chatRequestSchema(maxMessageLength: number) {
      * is cancelled (`cancel`).
      */
     onDisconnect: z.enum(['continue', 'cancel']).optional(),
+    /**
+     * Queues the turn and answers 202 `{ sessionId, turnId, status: 'queued' }`
+     * at once; `GET /v1/sessions/:id/turns/:turnId` reports it, its events
+     * can be followed, and `callbackUrl` gets its result.
+     */
+    background: z.boolean().optional(),
+    /** With `background`: where the result is POSTed (http or https, at most 2 048 characters). */
+    callbackUrl: z.string().max(2_048, 'callbackUrl must be at most 2048 characters').optional(),
   });
 }
 

@@ -88,6 +88,7 @@ export function mountTurnEvents(
       backlog,
       after,
       ended: endedAt,
+      finished: record.status !== 'running',
       isClosing: backend.isClosing,
       done: () => {
         followers -= 1;

@@ -5,7 +5,7 @@ import type { ConfigVersion, StepAnnotations, TokenUsage } from '@switchboard/co
  * updated with every write it makes:
  *
  * ```
- * running ──► awaiting_approval ──► running ──► … ──► completed | limited | failed | interrupted | blocked
+ * running ──► awaiting_approval ──► running ──► … ──► completed | limited | budget_exceeded | failed | interrupted | blocked
  * ```
  *
  * - `running`: deciding or calling agents (or its replica died: the next
@@ -16,25 +16,34 @@ import type { ConfigVersion, StepAnnotations, TokenUsage } from '@switchboard/co
  *   `blocked`: a guardrail refused it. `limited`: it hit a limit (its
  *   hops, its deadline) under a profile whose `onLimit` is `partial`, and
  *   answered with the best partial result it had; `error.code` says which
- *   limit (`max_hops_exceeded`, `turn_deadline_exceeded`).
+ *   limit (`max_hops_exceeded`, `turn_deadline_exceeded`). `budget_exceeded`:
+ *   its next model call could have passed a spending budget (see
+ *   `BudgetOptions`), so it was not made; the turn answered with the partial
+ *   result it had, and its `budget` note step says which limit.
  */
-export type TurnStatus =
-  | 'running'
-  | 'awaiting_approval'
-  | 'completed'
-  | 'limited'
-  | 'failed'
-  | 'interrupted'
-  | 'blocked';
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+
+/** Every state of a turn (see {@link TurnStatus}); a running turn may move to any of them. */
+export const TURN_STATUSES = [
+  'running',
+  'awaiting_approval',
+  'completed',
+  'limited',
+  'budget_exceeded',
+  'failed',
+  'interrupted',
+  'blocked',
+] as const;
 
 /** The statuses of a turn that has ended; an ended turn's last message is its answer. */
 export type FinishedTurnStatus = Exclude<TurnStatus, 'running' | 'awaiting_approval'>;
 
 const TRANSITIONS: Readonly<Record<TurnStatus, readonly TurnStatus[]>> = {
-  running: ['running', 'awaiting_approval', 'completed', 'limited', 'failed', 'interrupted', 'blocked'],
+  running: TURN_STATUSES,
   awaiting_approval: ['awaiting_approval', 'running', 'failed', 'interrupted'],
   completed: [],
   limited: [],
+  budget_exceeded: [],
   failed: [],
   interrupted: [],
   blocked: [],

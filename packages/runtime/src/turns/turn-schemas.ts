@@ -1,6 +1,6 @@
 import type { StepAnnotations } from '@switchboard/core';
 import { z } from 'zod';
-import type { InnerStep, TurnRecord } from './turn-record.js';
+import { type InnerStep, TURN_STATUSES, type TurnRecord } from './turn-record.js';
 
 /**
  * The zod schemas of the turn model: what the Redis store validates when it
@@ -8,15 +8,7 @@ import type { InnerStep, TurnRecord } from './turn-record.js';
  */
 
 /** The states of a turn. */
-export const TurnStatusSchema = z.enum([
-  'running',
-  'awaiting_approval',
-  'completed',
-  'limited',
-  'failed',
-  'interrupted',
-  'blocked',
-]);
+export const TurnStatusSchema = z.enum(TURN_STATUSES);
 
 /** Token counts. */
 export const UsageSchema = z.object({

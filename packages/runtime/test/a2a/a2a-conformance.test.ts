@@ -59,7 +59,13 @@ describe('the A2A endpoint, as the A2A TCK reads it', () => {
   };
 
   beforeAll(async () => {
-    const built = buildApp({ agents: [echoAgent(), gated.agent], a2a: true });
+    const refunds = defineAgent({
+      name: 'refunds',
+      description: 'Refunds an order, once a person approves',
+      requiresApproval: true,
+      run: (message) => `refunded ${message}`,
+    });
+    const built = buildApp({ agents: [echoAgent(), gated.agent, refunds], a2a: true });
     app = built.app;
     server = await app.start(built.orchestrator, { port: 0 });
   });
@@ -241,6 +247,44 @@ describe('the A2A endpoint, as the A2A TCK reads it', () => {
     expect(await call('SubscribeToTask', { id: taskId }, 'ended')).toMatchObject({
       id: 'ended',
       error: { code: -32004 },
+    });
+  });
+
+  it('SubscribeToTask on a task awaiting input: the task as it stands, then the stream closes (an interrupted state ends a stream)', async () => {
+    const paused = await send('refunds: order 7', 'interrupted');
+    const approvalId = (await app.sessions.lastTurn('interrupted'))?.approvals?.[0]?.id;
+    expect(approvalId).toBeDefined();
+    const stream = await post({
+      jsonrpc: '2.0',
+      id: 'sub-paused',
+      method: 'SubscribeToTask',
+      params: paused,
+    });
+    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes('\n\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    // Only once the first event is in does the task go on: a stream still open would carry the rest of it.
+    const done = await app.resolveApproval({
+      sessionId: 'interrupted',
+      approvalId: approvalId!,
+      decision: 'approve',
+    });
+    expect(done.status).toBe('completed');
+    for (let read = await reader.read(); !read.done; read = await reader.read()) text += read.value;
+    const events = text
+      .split('\n')
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => JSON.parse(line.slice(5)) as Reply);
+    expect(events.map(({ id, result }) => [id, Object.keys(result ?? {})])).toEqual([
+      ['sub-paused', ['task']],
+    ]);
+    expect(events[0]?.result?.task).toMatchObject({
+      id: paused.id,
+      status: { state: 'TASK_STATE_INPUT_REQUIRED' },
     });
   });
 });

@@ -359,8 +359,12 @@ describe('the TurnStatus → finish_reason table', () => {
     steps: [],
   });
 
-  it('answers every status with its reply as content, a blocked turn as content_filter, a limited one as length', () => {
-    const special: Partial<Record<TurnStatus, string>> = { blocked: 'content_filter', limited: 'length' };
+  it('answers every status with its reply as content, a blocked turn as content_filter, a limited or over-budget one as length', () => {
+    const special: Partial<Record<TurnStatus, string>> = {
+      blocked: 'content_filter',
+      limited: 'length',
+      budget_exceeded: 'length',
+    };
     for (const status of Object.keys(FINISH_REASON_BY_STATUS) as TurnStatus[]) {
       const completion = chatCompletion(result(status), { model: 'm', created: 0 });
       expect(completion.choices[0]!.message.content).toBe(`reply of a ${status} turn`);

@@ -173,6 +173,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/healthz',
       '/readyz',
       '/v1/agents',
+      '/v1/background-turns',
       '/v1/chat',
       '/v1/chat/completions',
       '/v1/config',
@@ -187,8 +188,10 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/approvals/{approvalId}',
       '/v1/sessions/{id}/export',
+      '/v1/sessions/{id}/turns/{turnId}',
       '/v1/sessions/{id}/turns/{turnId}/cancel',
       '/v1/sessions/{id}/turns/{turnId}/events',
+      '/v1/usage',
     ]);
     expect(Object.keys(document.paths['/v1/sessions/{id}']!).sort()).toEqual(['delete', 'get']);
     const schema = document.paths['/v1/chat']!.post!.requestBody!.content['application/json']!.schema;
@@ -197,6 +200,8 @@ describe.each(transports)('session, agent, health and document routes via $name'
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties?.message).toMatchObject({ type: 'string', minLength: 1, maxLength: 500 });
     expect(Object.keys(schema.properties ?? {}).sort()).toEqual([
+      'background',
+      'callbackUrl',
       'concurrency',
       'message',
       'metadata',

@@ -35,6 +35,13 @@ export interface ReplicaEnvironment {
   SWEEP_AFTER_MS?: string;
   /** A file the agents append a line to as each run starts, ends or is aborted (see {@link readAgentLog}). */
   AGENT_LOG?: string;
+  /** `bullmq`: background turns through BullMQ on the same Redis (else in each process). */
+  BACKGROUND?: 'bullmq';
+  QUEUE_CONCURRENCY?: string;
+  QUEUE_LOCK_MS?: string;
+  QUEUE_STALLED_MS?: string;
+  /** Turns on callbacks of background turns (to 127.0.0.1), signed with this secret. */
+  CALLBACK_SECRET?: string;
 }
 
 function isRunning(child: ChildProcessWithoutNullStreams): boolean {

@@ -1,0 +1,189 @@
+import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { QueueFullError } from './background-errors.js';
+import type { QueuedTurn, QueueWork, TurnQueue } from './turn-queue.js';
+
+/** Options of {@link bullmqTurnQueue}. */
+export interface BullmqTurnQueueOptions {
+  /**
+   * Where Redis is: a URL, ioredis options, or an ioredis client or
+   * `Cluster` (the queue makes connections of its own from it, with the
+   * settings BullMQ needs, so closing the queue leaves yours open).
+   */
+  connection: string | RedisOptions | Redis | Cluster;
+  /**
+   * BullMQ's key prefix (default `switchboard:bull`). On a Redis Cluster,
+   * wrap it in braces (`{switchboard}`) so a queue's keys share a slot.
+   */
+  prefix?: string;
+  /** The queue's name (default `turns`): apps sharing a Redis but not their turns use different names. */
+  name?: string;
+  /** Background turns this replica runs at once (default 4). */
+  concurrency?: number;
+  /**
+   * How long a replica's hold on a job lasts without renewal (default
+   * 30 000 ms; renewed every half of it while the turn runs). A replica that
+   * dies gives its jobs back once it has lapsed and a stalled-job check ran:
+   * at most `lockDurationMs + stalledIntervalMs` later.
+   */
+  lockDurationMs?: number;
+  /** How often live replicas look for jobs whose holder died (default 15 000 ms). */
+  stalledIntervalMs?: number;
+  /** How many times a job may be given back before it fails (default 3). */
+  maxStalledCount?: number;
+  /** Turns waiting at most (waiting and delayed), past which a new one is refused with 503 `queue_full` (default 10 000). */
+  maxQueued?: number;
+  /** How long finished jobs stay in Redis (default 3 600 s; the turn itself lives in the session store). */
+  keepFinishedSeconds?: number;
+}
+
+/**
+ * Background turns through BullMQ, on the Redis every replica shares:
+ * whichever replica is free takes the next job, and a replica that dies
+ * holding one gives it back through BullMQ's stalled-job check, so the turn
+ * runs again elsewhere (it opens with an idempotency key, so its effect is
+ * stored once, and a turn left running is recovered). Needs `bullmq` (an
+ * optional peer dependency). Nothing connects until the app mounts.
+ *
+ * @example
+ * ```ts
+ * const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+ * const app = new App({ name: 'desk', agents, ...createRedisStores(url),
+ *   background: { queue: bullmqTurnQueue({ connection: url, concurrency: 8 }) } });
+ * ```
+ */
+export function bullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueue {
+  return new BullmqTurnQueue(options);
+}
+
+const JOB_NAME = 'turn';
+
+/** What BullMQ's connections need: no command timeout, no giving up, commands resent after a reconnect. */
+const BULLMQ_CONNECTION: RedisOptions = {
+  maxRetriesPerRequest: null,
+  commandTimeout: undefined,
+  autoResendUnfulfilledCommands: true,
+  enableOfflineQueue: true,
+  lazyConnect: false,
+};
+
+class BullmqTurnQueue implements TurnQueue {
+  readonly durable = true;
+  readonly #options: Required<Omit<BullmqTurnQueueOptions, 'connection'>>;
+  readonly #connection: string | RedisOptions | Redis | Cluster;
+  #queue: Queue<QueuedTurn> | undefined;
+  #worker: Worker<QueuedTurn> | undefined;
+  readonly #connections: Array<Redis | Cluster> = [];
+
+  constructor({
+    connection,
+    prefix = 'switchboard:bull',
+    name = 'turns',
+    concurrency = 4,
+    lockDurationMs = 30_000,
+    stalledIntervalMs = 15_000,
+    maxStalledCount = 3,
+    maxQueued = 10_000,
+    keepFinishedSeconds = 3_600,
+  }: BullmqTurnQueueOptions) {
+    this.#connection = connection;
+    this.#options = {
+      prefix,
+      name,
+      concurrency,
+      lockDurationMs,
+      stalledIntervalMs,
+      maxStalledCount,
+      maxQueued,
+      keepFinishedSeconds,
+    };
+  }
+
+  async add(job: QueuedTurn): Promise<void> {
+    const queue = this.#queueOf();
+    const { maxQueued, keepFinishedSeconds } = this.#options;
+    if ((await queue.count()) >= maxQueued) throw new QueueFullError(maxQueued);
+    await queue.add(JOB_NAME, job, {
+      // One job per turn id: a retried request's second add is ignored.
+      jobId: job.turnId,
+      removeOnComplete: { age: keepFinishedSeconds },
+      removeOnFail: { age: keepFinishedSeconds },
+    });
+  }
+
+  async remove(turnId: string): Promise<void> {
+    // A job a replica holds is not removed (it runs, and finds its turn cancelled).
+    await this.#queueOf().remove(turnId);
+  }
+
+  start(work: QueueWork): void {
+    if (this.#worker) return;
+    const { name, prefix, concurrency, lockDurationMs, stalledIntervalMs, maxStalledCount } = this.#options;
+    this.#worker = new Worker<QueuedTurn>(
+      name,
+      async (job: Job<QueuedTurn>, token?: string) => {
+        const outcome = await work(job.data);
+        if (outcome.kind === 'later') {
+          // Back to waiting without counting an attempt: the session was busy, or the store out.
+          await job.moveToDelayed(Date.now() + outcome.delayMs, token);
+          throw new DelayedError();
+        }
+      },
+      {
+        connection: this.#duplicate(),
+        prefix,
+        concurrency,
+        lockDuration: lockDurationMs,
+        stalledInterval: stalledIntervalMs,
+        maxStalledCount,
+      },
+    );
+    // A failed Redis call inside the worker is retried by BullMQ; it must not crash the process.
+    this.#worker.on('error', () => {});
+  }
+
+  async stop(): Promise<void> {
+    // Waits for the jobs this replica runs; the others stay queued for the rest.
+    await this.#worker?.close();
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    await this.#queue?.close();
+    await Promise.allSettled(this.#connections.map((connection) => connection.quit()));
+  }
+
+  #queueOf(): Queue<QueuedTurn> {
+    this.#queue ??= new Queue<QueuedTurn>(this.#options.name, {
+      connection: this.#duplicate(),
+      prefix: this.#options.prefix,
+      streams: { events: { maxLen: 1_000 } },
+    });
+    return this.#queue;
+  }
+
+  /**
+   * A connection of the queue's own, with the settings BullMQ needs: a
+   * worker's commands block, so none may time out or give up (the stores'
+   * own client has a command timeout and one retry).
+   */
+  #duplicate(): Redis | Cluster {
+    const source = this.#connection;
+    let connection: Redis | Cluster;
+    if (source instanceof Cluster) {
+      connection = source.duplicate(undefined, {
+        redisOptions: { ...source.options.redisOptions, ...BULLMQ_CONNECTION },
+      });
+    } else if (source instanceof Redis) {
+      connection = source.duplicate(BULLMQ_CONNECTION);
+    } else {
+      connection =
+        typeof source === 'string'
+          ? new Redis(source, BULLMQ_CONNECTION)
+          : new Redis({ ...source, ...BULLMQ_CONNECTION });
+    }
+    connection.on('error', () => {});
+    this.#connections.push(connection);
+    return connection;
+  }
+}
