@@ -1,4 +1,11 @@
-import type { AgentInfo, GraphInfo, SessionBody, SessionSummary, StreamEvent } from './types.js';
+import type {
+  AgentInfo,
+  AgentStatsInfo,
+  GraphInfo,
+  SessionBody,
+  SessionSummary,
+  StreamEvent,
+} from './types.js';
 
 const KEY_STORAGE = 'switchboard.console.apiKey';
 
@@ -87,7 +94,7 @@ export class Api {
     return (await response.json()) as T;
   }
 
-  agents(): Promise<{ agents: AgentInfo[]; graph?: GraphInfo }> {
+  agents(): Promise<{ agents: AgentInfo[]; graph?: GraphInfo; stats?: Record<string, AgentStatsInfo> }> {
     return this.get('/v1/agents');
   }
 

@@ -1,3 +1,4 @@
+import { agentStatsLine } from './agent-stats.js';
 import { Api, followTurn, UnauthorizedError } from './api.js';
 import { ConfigEditor } from './config-editor.js';
 import { byId, h } from './dom.js';
@@ -163,12 +164,18 @@ async function loadSessions(): Promise<void> {
   );
 }
 
+/** True once `GET /v1/agents` answered with stats: they are read again after each turn. */
+let agentStatsKept = false;
+
 async function loadAgents(): Promise<void> {
   const body = await api.agents();
-  const { agents } = body;
+  const { agents, stats } = body;
   agentCount = agents.length;
-  graph = body.graph;
-  renderGraphPath();
+  agentStatsKept = stats !== undefined;
+  if (body.graph?.mermaid !== graph?.mermaid) {
+    graph = body.graph;
+    renderGraphPath();
+  }
   elements.agents.replaceChildren(
     ...agents.map((agent) =>
       h(
@@ -182,6 +189,7 @@ async function loadAgents(): Promise<void> {
         agent.keywords?.length
           ? h('p', { class: 'keywords muted', text: `Keywords: ${agent.keywords.join(', ')}` })
           : null,
+        agentStatsLine(stats?.[agent.name]),
       ),
     ),
   );
@@ -293,6 +301,7 @@ async function showStored(id: string, text: string): Promise<void> {
   // Older pages already loaded stay on screen.
   showSession(shown?.sessionId === id ? mergePages(shown, newest) : newest);
   await loadSessions();
+  if (agentStatsKept) await loadAgents();
 }
 
 async function send(text: string): Promise<void> {

@@ -8,6 +8,15 @@ export interface AgentInfo {
   requiresApproval?: boolean;
 }
 
+/** An agent's recent calls on `GET /v1/agents` (`stats`), when the orchestrator keeps them. */
+export interface AgentStatsInfo {
+  calls: number;
+  successRate: number;
+  errors: Record<string, number>;
+  p50Ms?: number;
+  p95Ms?: number;
+}
+
 /** The workflow graph of `GET /v1/agents`, when the orchestrator is a graph. */
 export interface GraphInfo {
   name: string;

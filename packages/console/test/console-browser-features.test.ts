@@ -12,7 +12,7 @@ import {
   routeToUser,
   toolCall,
 } from '@switchboard/core';
-import { KeywordOrchestrator, withSteps } from '@switchboard/orchestrators';
+import { KeywordOrchestrator, withBreaker, withSteps } from '@switchboard/orchestrators';
 import { type Agent, App, type AppOptions, defineAgent, type ServerHandle } from '@switchboard/runtime';
 import { recordSpans } from '@switchboard/runtime/testing';
 import type { Browser } from 'playwright-core';
@@ -321,6 +321,45 @@ describe('the console in a browser, beyond chat', () => {
       expect(color).toBe('rgb(179, 38, 30)');
       expect(await page.locator('#messages .message.agent.failed').count()).toBe(1);
 
+      expect(blocked).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await page.context().close();
+      await server.close();
+    }
+  });
+
+  it("shows each agent's recent calls on its card when a breaker keeps them, after every turn", async () => {
+    const broken = defineAgent({
+      name: 'broken',
+      description: 'Always fails',
+      keywords: ['break'],
+      run: () => {
+        throw new Error('disk on fire');
+      },
+    });
+    const app = createApp([echo, broken]);
+    const router = new KeywordOrchestrator({ agents: app.agentMetas, fallbackAgent: 'echo' });
+    const server = await app.start(withBreaker(router, { failures: 5 }), { port: 0 });
+    const { page, blocked, errors } = await openPage(browser);
+    try {
+      await page.goto(`${server.url}/`);
+      await expect.poll(() => page.locator('#agents').textContent()).toContain('Always fails');
+      expect(await page.locator('#agents .agent-stats').count()).toBe(0);
+      await sendMessage(page, 'break it');
+      const brokenStats = page.locator('#agents li', { hasText: 'Always fails' }).locator('.agent-stats');
+      await expect
+        .poll(() => brokenStats.textContent())
+        .toMatch(/^1 call · 0% ok · p50 \d+ ms · p95 \d+ ms · agent_error ×1$/);
+      const color = await page.evaluate(
+        `getComputedStyle(document.querySelector('#agents .agent-stats.failing')).color`,
+      );
+      expect(color).toBe('rgb(179, 38, 30)');
+      await sendMessage(page, 'echo hello');
+      const echoStats = page
+        .locator('#agents li', { hasText: 'Repeats the message' })
+        .locator('.agent-stats');
+      await expect.poll(() => echoStats.textContent()).toMatch(/^1 call · 100% ok · p50 \d+ ms/);
       expect(blocked).toEqual([]);
       expect(errors).toEqual([]);
     } finally {

@@ -1,3 +1,4 @@
+import type { AgentStatsTable } from './agent-stats.js';
 import type { AgentMeta, MessageItem, ToolMessage, UserMessage } from './messages.js';
 import type { TurnLimits } from './profiles.js';
 import type { StepAnnotations, StepRecorder } from './step-notes.js';
@@ -43,6 +44,8 @@ export interface Conversation {
    * trailing `tool` messages. A failed reply here carries the error's own
    * text in `metadata.errorDetail` (never stored: the stored reply's
    * `content` is a safe description, unless `exposeErrorDetails` is set).
+   * A reply of a call this process ran carries its duration in
+   * `metadata.durationMs` (retries included; never stored either).
    */
   readonly lastResults?: readonly ToolMessage[];
   /**
@@ -63,6 +66,12 @@ export interface Conversation {
    * (see `TurnLimits`); undefined otherwise.
    */
   readonly limits?: TurnLimits;
+  /**
+   * The agents' recent success rate, error codes and latency (per tenant,
+   * over a sliding window), when a `withBreaker` wraps this orchestrator:
+   * for breaking ties (see `rankByStats`). Undefined otherwise.
+   */
+  readonly agentStats?: AgentStatsTable;
 }
 
 /** The user message that started the current turn. */

@@ -1,3 +1,10 @@
+export {
+  type AgentStats,
+  type AgentStatsTable,
+  type ReportsAgentStats,
+  rankByStats,
+  reportsAgentStats,
+} from './agent-stats.js';
 export { type ConfigVersion, type ConfigView, EMPTY_CONFIG } from './config-view.js';
 export { RequestContext, type RequestContextInit, traceContextSlot } from './context.js';
 export {

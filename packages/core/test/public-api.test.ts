@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type {
   AgentMeta,
+  AgentStats,
+  AgentStatsTable,
   AssistantMessage,
   Conversation,
   ConversationStep,
@@ -14,6 +16,7 @@ import type {
   MessageItem,
   Orchestrator,
   OrchestratorOptions,
+  ReportsAgentStats,
   RequestContextInit,
   SessionBusyErrorOptions,
   SetContentOptions,
@@ -107,8 +110,10 @@ const RUNTIME_EXPORTS = [
   'isRouteToUser',
   'lastMessage',
   'latestToolResults',
+  'rankByStats',
   'recordStep',
   'recordUsage',
+  'reportsAgentStats',
   'routeToUser',
   'streamAnswer',
   'toolCall',
@@ -137,6 +142,8 @@ const INTERNALS = [
  */
 export type DocumentedTypes = [
   AgentMeta,
+  AgentStats,
+  AgentStatsTable,
   AssistantMessage,
   Conversation,
   ConversationStep,
@@ -150,6 +157,7 @@ export type DocumentedTypes = [
   MessageItem,
   Orchestrator,
   OrchestratorOptions,
+  ReportsAgentStats,
   RequestContextInit,
   SessionBusyErrorOptions,
   SetContentOptions,
@@ -169,6 +177,8 @@ export type DocumentedTypes = [
 /** The names of {@link DocumentedTypes}, sorted: the barrel must export exactly these as types. */
 const DOCUMENTED_TYPE_NAMES = [
   'AgentMeta',
+  'AgentStats',
+  'AgentStatsTable',
   'AssistantMessage',
   'Conversation',
   'ConversationStep',
@@ -182,6 +192,7 @@ const DOCUMENTED_TYPE_NAMES = [
   'MessageItem',
   'Orchestrator',
   'OrchestratorOptions',
+  'ReportsAgentStats',
   'RequestContextInit',
   'SessionBusyErrorOptions',
   'SetContentOptions',

@@ -1,3 +1,5 @@
+import { type CallSample, recordSamples, type SampleTable } from './breaker-stats.js';
+
 /** The most agents whose failures a breaker keeps per tenant (the seed's bound on remembered tool patterns). */
 export const MAX_TRACKED_AGENTS = 100;
 /** The most agents banned at once per tenant (the seed's bound on banned tools). */
@@ -21,6 +23,8 @@ export interface AgentRecord {
 export interface BreakerState {
   v: 1;
   agents: Record<string, AgentRecord>;
+  /** Every agent's recent calls, for its stats (absent in a record written before stats were kept). */
+  stats?: SampleTable;
 }
 
 /** The breaker's settings. */
@@ -28,13 +32,12 @@ export interface BreakerLimits {
   failures: number;
   windowMs: number;
   coolDownMs: number;
+  /** The window agents' stats are kept over. */
+  statsWindowMs: number;
 }
 
-/** One call's outcome. */
-export interface CallOutcome {
-  agent: string;
-  ok: boolean;
-}
+/** One call's outcome (with its error code and duration, for the stats). */
+export type CallOutcome = CallSample;
 
 export const EMPTY_STATE: BreakerState = { v: 1, agents: {} };
 
@@ -47,17 +50,19 @@ export function parseState(value: unknown): BreakerState {
 }
 
 /**
- * Applies call outcomes: a failure inside the window counts, `failures`
- * of them (or one during a trial) ban the agent for `coolDownMs`; a
- * success clears its record. Pure, so a store may run it again on a retry.
+ * Applies call outcomes: each is added to its agent's stats; a failure
+ * inside the window counts, `failures` of them (or one during a trial) ban
+ * the agent for `coolDownMs`; a success clears its record. Pure, so a store
+ * may run it again on a retry.
  */
 export function applyOutcomes(
   state: BreakerState,
   outcomes: readonly CallOutcome[],
-  { failures, windowMs, coolDownMs }: BreakerLimits,
+  { failures, windowMs, coolDownMs, statsWindowMs }: BreakerLimits,
   now: number,
 ): BreakerState {
-  const agents: Record<string, AgentRecord> = { ...parseState(state).agents };
+  const parsed = parseState(state);
+  const agents: Record<string, AgentRecord> = { ...parsed.agents };
   for (const { agent, ok } of outcomes) {
     const record = agents[agent];
     if (ok) {
@@ -73,7 +78,11 @@ export function applyOutcomes(
       agents[agent] = { failures: recent.slice(-failures), at: now };
     }
   }
-  return { v: 1, agents: bounded(agents, now) };
+  return {
+    v: 1,
+    agents: bounded(agents, now),
+    stats: recordSamples(parsed.stats, outcomes, statsWindowMs, now),
+  };
 }
 
 /**
@@ -86,13 +95,14 @@ export function startTrials(
   now: number,
   claimant: string,
 ): BreakerState {
-  const next = { ...parseState(state).agents };
+  const parsed = parseState(state);
+  const next = { ...parsed.agents };
   for (const agent of agents) {
     const record = next[agent];
     if (record?.bannedUntil !== undefined && record.bannedUntil <= now)
       next[agent] = { failures: [], trial: true, trialBy: claimant, at: now };
   }
-  return { v: 1, agents: next };
+  return parsed.stats ? { v: 1, agents: next, stats: parsed.stats } : { v: 1, agents: next };
 }
 
 /** The agents banned at `now`. */

@@ -1,5 +1,6 @@
 import {
   AbstractOrchestrator,
+  type AgentStatsTable,
   annotateStep,
   ConfigurationError,
   type Conversation,
@@ -9,8 +10,10 @@ import {
   latestToolResults,
   type Memory,
   type Orchestrator,
+  type ReportsAgentStats,
   RequestContext,
   SystemError,
+  type ToolMessage,
   UnknownAgentError,
 } from '@switchboard/core';
 import {
@@ -18,11 +21,13 @@ import {
   type BreakerLimits,
   type BreakerState,
   bannedAt,
+  type CallOutcome,
   dueForTrial,
   EMPTY_STATE,
   parseState,
   startTrials,
 } from './breaker-state.js';
+import { mergeTables, summarise } from './breaker-stats.js';
 
 /** Options of {@link withBreaker}. */
 export interface BreakerOptions {
@@ -34,6 +39,8 @@ export interface BreakerOptions {
   windowMs?: number;
   /** How long a ban lasts before one trial call goes through, in ms. Default 30 000. */
   coolDownMs?: number;
+  /** The sliding window of the agents' stats (success rate, error codes, latency), in ms. Default 300 000. */
+  statsWindowMs?: number;
   /** How old this replica's copy of the bans may get before it is read again in the background, in ms. Default 1 000. */
   refreshMs?: number;
   /** The clock (epoch ms); for tests. */
@@ -58,6 +65,8 @@ interface Copy {
   state: BreakerState;
   readAt: number;
   refreshing: boolean;
+  /** Changes applied here whose write has not answered yet (a background read is not taken meanwhile). */
+  pending: Array<(state: BreakerState) => BreakerState>;
 }
 
 /** Tenants whose bans one breaker keeps a copy of in this process. */
@@ -69,7 +78,7 @@ const MAX_TENANT_COPIES = 1_000;
  * agents from the wrapped orchestrator; the bans are read from the store
  * once per tenant, then refreshed in the background.
  */
-export class BreakerOrchestrator extends AbstractOrchestrator {
+export class BreakerOrchestrator extends AbstractOrchestrator implements ReportsAgentStats {
   /** The orchestrator whose agents are guarded. */
   readonly inner: Orchestrator;
   /** Where the bans live in the tenant's app memory. */
@@ -86,6 +95,7 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
       failures = 3,
       windowMs = 60_000,
       coolDownMs = 30_000,
+      statsWindowMs = 300_000,
       refreshMs = 1_000,
       now = Date.now,
     }: BreakerOptions = {},
@@ -95,6 +105,7 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
       ['failures', failures, 1],
       ['windowMs', windowMs, 1],
       ['coolDownMs', coolDownMs, 1],
+      ['statsWindowMs', statsWindowMs, 1],
       ['refreshMs', refreshMs, 0],
     ] as const) {
       if (!Number.isInteger(value) || value < least)
@@ -104,7 +115,7 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
     }
     this.inner = inner;
     this.memoryKey = `breaker:${name}`;
-    this.#limits = { failures, windowMs, coolDownMs };
+    this.#limits = { failures, windowMs, coolDownMs, statsWindowMs };
     this.#refreshMs = refreshMs;
     this.#now = now;
   }
@@ -117,7 +128,7 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
     const known = new Set(this.agents.map((agent) => agent.name));
     const outcomes = latestToolResults(conversation)
       .filter((reply) => known.has(reply.name))
-      .map((reply) => ({ agent: reply.name, ok: reply.status === 'ok' }));
+      .map(outcomeOf);
     if (outcomes.length > 0)
       this.#write(copy, memory, (state) => applyOutcomes(state, outcomes, this.#limits, now));
 
@@ -135,10 +146,20 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
     for (const [agent, record] of Object.entries(copy.state.agents))
       if (record.trial && record.at + this.#limits.coolDownMs > now) banned.add(agent);
     if (banned.size > 0) annotateStep(conversation, { banned: [...banned] });
-    const offered =
+    const agents =
       banned.size === 0
-        ? conversation
-        : { ...conversation, agents: conversation.agents.filter((agent) => !banned.has(agent.name)) };
+        ? conversation.agents
+        : conversation.agents.filter((agent) => !banned.has(agent.name));
+    // Summarised only when the wrapped orchestrator reads them.
+    let stats: AgentStatsTable | undefined;
+    const state = copy.state;
+    const offered: Conversation = Object.defineProperty({ ...conversation, agents }, 'agentStats', {
+      get: () => {
+        stats ??= summarise(state.stats, this.#limits.statsWindowMs, now);
+        return stats;
+      },
+      enumerable: true,
+    });
     const decision = await this.inner.decide(offered);
     if (isErrorMessage(decision)) {
       // The inner orchestrator's own check refuses a call to an agent it was not offered: say why.
@@ -189,6 +210,20 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
     });
   }
 
+  /** The tenant's stats as stored in its app memory (`memory`): one read, not on a turn's path. */
+  async readAgentStats(memory: Memory | undefined): Promise<AgentStatsTable> {
+    if (!memory) return summarise(this.#copies.get('')?.state.stats, this.#limits.statsWindowMs, this.#now());
+    const read = await memory.getContent(this.memoryKey);
+    const state = read.success ? parseState(read.data) : EMPTY_STATE;
+    return summarise(state.stats, this.#limits.statsWindowMs, this.#now());
+  }
+
+  /** The stats of every tenant this replica holds a copy of, merged per agent (for the metrics): no read. */
+  localAgentStats(): AgentStatsTable {
+    const tables = [...this.#copies.values()].map((copy) => copy.state.stats);
+    return summarise(mergeTables(tables), this.#limits.statsWindowMs, this.#now());
+  }
+
   #refusal(agent: string): Decision {
     return {
       error: new AgentBannedError({ agent, orchestrator: this.name }),
@@ -205,6 +240,7 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
         state: read?.success ? parseState(read.data) : EMPTY_STATE,
         readAt: this.#now(),
         refreshing: false,
+        pending: [],
       };
       if (this.#copies.size >= MAX_TENANT_COPIES)
         this.#copies.delete(this.#copies.keys().next().value as string);
@@ -214,9 +250,11 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
       stale.refreshing = true;
       memory.getContent(this.memoryKey).then(
         (read) => {
-          if (read.success) stale.state = parseState(read.data);
-          stale.readAt = this.#now();
           stale.refreshing = false;
+          stale.readAt = this.#now();
+          // While a write of this replica is on its way the read may lack it (or already hold it): the copy
+          // is kept, and the write's answer brings the stored state, other replicas' changes included.
+          if (read.success && stale.pending.length === 0) stale.state = parseState(read.data);
         },
         () => {
           stale.refreshing = false;
@@ -229,15 +267,29 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
   /** Applies `change` to this replica's copy at once and to the store without waiting. */
   #write(copy: Copy, memory: Memory | undefined, change: (state: BreakerState) => BreakerState): void {
     copy.state = change(copy.state);
+    if (!memory) return;
+    copy.pending.push(change);
+    const settled = (written?: BreakerState) => {
+      copy.pending.splice(copy.pending.indexOf(change), 1);
+      // This process's later writes run after this one (the store serialises a key's updates): not in `written`.
+      if (written) copy.state = copy.pending.reduce((state, next) => next(state), written);
+    };
     memory
-      ?.updateContent<BreakerState>(this.memoryKey, (stored) => change(parseState(stored)), EMPTY_STATE)
+      .updateContent<BreakerState>(this.memoryKey, (stored) => change(parseState(stored)), EMPTY_STATE)
       .then(
-        (written) => {
-          if (written.success) copy.state = written.data;
-        },
-        () => {},
+        (written) => settled(written.success ? written.data : undefined),
+        () => settled(),
       );
   }
+}
+
+/** A reply's outcome: its error code, and its duration when this process ran the call. */
+function outcomeOf(reply: ToolMessage): CallOutcome {
+  const { errorCode, durationMs } = reply.metadata ?? {};
+  const outcome: CallOutcome = { agent: reply.name, ok: reply.status === 'ok' };
+  if (reply.status === 'error' && typeof errorCode === 'string') outcome.code = errorCode;
+  if (typeof durationMs === 'number' && Number.isFinite(durationMs)) outcome.ms = durationMs;
+  return outcome;
 }
 
 /**
@@ -250,6 +302,11 @@ export class BreakerOrchestrator extends AbstractOrchestrator {
  * app memory (Redis across replicas), at most 100 agents' records and 50
  * bans; outcomes are written without waiting, so a turn makes no extra
  * awaited round trip (the first turn of a tenant on a replica reads the bans once).
+ *
+ * The same write keeps each agent's stats — success rate, error codes,
+ * latency p50/p95 over its last 32 calls inside `statsWindowMs` — which the
+ * wrapped orchestrator reads on `conversation.agentStats` (see
+ * `rankByStats`), `GET /v1/agents` and the console show, and the metrics export.
  * @example
  * ```ts
  * app.mount(withBreaker(new KeywordOrchestrator({ agents }), { failures: 3, coolDownMs: 30_000 }));

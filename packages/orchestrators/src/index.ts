@@ -1,6 +1,7 @@
 export type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
 export { AgentBannedError, type BreakerOptions, BreakerOrchestrator, withBreaker } from './breaker.js';
 export { MAX_BANNED_AGENTS, MAX_TRACKED_AGENTS } from './breaker-state.js';
+export { MAX_SAMPLES_PER_AGENT, MAX_STATS_AGENTS } from './breaker-stats.js';
 export { type Capability, type ClarifyingQuestionOptions, clarifyingQuestion } from './clarification.js';
 export type { ConsensusJudgeOptions } from './consensus-judge.js';
 export {

@@ -156,8 +156,36 @@ describe('withBreaker', () => {
     });
   });
 
+  it('keeps its own failure when a background read answers before the write of it does', async () => {
+    const store = new InMemoryMemoryStore();
+    let release = () => {};
+    const writesHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Writes wait; reads answer at once, so the refresh sent with the failure's write answers first, without it.
+    const slowWrites = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return property === 'update'
+          ? (...args: unknown[]) => writesHeld.then(() => value.apply(target, args))
+          : (...args: unknown[]) => value.apply(target, args);
+      },
+    }) as MemoryStore;
+    const { list, runs } = agents();
+    const app = new App({ name: 'race', agents: list, logLevel: 'silent', memoryStore: slowWrites }).mount(
+      withBreaker(new PreferX(), { failures: 1, refreshMs: 0 }),
+    );
+    apps.push(app);
+    expect((await app.chat({ message: '1' })).reply).toBe('x: error');
+    // x is banned here at once, though the store has not answered the write and a read came back without it.
+    expect((await app.chat({ message: '2' })).reply).toBe('y: ok');
+    expect(runs).toEqual(['x', 'y']);
+    release();
+  });
+
   it('keeps at most 100 agents’ records and 50 bans, and forgets failures outside the window', () => {
-    const limits = { failures: 1, windowMs: 1_000, coolDownMs: 60_000 };
+    const limits = { failures: 1, windowMs: 1_000, coolDownMs: 60_000, statsWindowMs: 1_000 };
     let state = EMPTY_STATE;
     for (let index = 0; index < 150; index++)
       state = applyOutcomes(state, [{ agent: `agent-${index}`, ok: false }], limits, 1_000 + index);
@@ -166,7 +194,7 @@ describe('withBreaker', () => {
     expect(records.filter((record) => record.bannedUntil !== undefined)).toHaveLength(MAX_BANNED_AGENTS);
     expect(state.agents['agent-149']?.bannedUntil).toBeDefined();
 
-    const slow = { failures: 2, windowMs: 1_000, coolDownMs: 60_000 };
+    const slow = { failures: 2, windowMs: 1_000, coolDownMs: 60_000, statsWindowMs: 1_000 };
     let windowed = applyOutcomes(EMPTY_STATE, [{ agent: 'x', ok: false }], slow, 0);
     windowed = applyOutcomes(windowed, [{ agent: 'x', ok: false }], slow, 1_500);
     expect(windowed.agents.x?.bannedUntil).toBeUndefined();

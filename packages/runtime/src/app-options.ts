@@ -9,11 +9,10 @@ import type { A2aOptions } from './a2a/a2a-options.js';
 import type { Agent } from './agents/agent.js';
 import type { ApproversPolicy } from './backend/approvers.js';
 import type { AuthOptions } from './backend/principal.js';
-import type { BackgroundOptions, CallbackDelivery } from './background/background-turns.js';
+import type { AppBackgroundOptions } from './background/app-background.js';
 import type { InMemoryTurnQueue } from './background/in-memory-turn-queue.js';
 import type { BudgetCounters } from './budgets/budget-counters.js';
 import type { BudgetOptions } from './budgets/budget-options.js';
-import type { CallbackSenderOptions } from './callbacks/callback-options.js';
 import type { CallbackSender } from './callbacks/callback-sender.js';
 import type { ConfigStore } from './config/config-store.js';
 import type { TurnEvent } from './engine/events.js';
@@ -83,7 +82,7 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * replicas with `bullmqTurnQueue` from `@switchboard/runtime/bullmq`).
    * `false`: background turns are refused (400).
    */
-  background?: (BackgroundOptions & { callbacks?: CallbackSenderOptions | CallbackDelivery }) | false;
+  background?: AppBackgroundOptions | false;
   /**
    * Who may call the API. Without it the server is open (a session id is the
    * capability to use that session). With it, every route but the public

@@ -27,18 +27,12 @@ import { type Agent, agentMeta } from './agents/agent.js';
 import { withHostedAgents } from './agents/hosted-agents.js';
 import { publishesGraph } from './agents/published-graph.js';
 import { conversationIndex } from './backend/conversation-index.js';
-import { publicErrorOf } from './backend/public-error.js';
+import { appBackground } from './background/app-background.js';
 import { BackgroundUnavailableError } from './background/background-errors.js';
-import {
-  BackgroundTurns,
-  type CallbackDelivery,
-  type QueuedTurnReceipt,
-} from './background/background-turns.js';
-import { InMemoryTurnQueue } from './background/in-memory-turn-queue.js';
+import type { BackgroundTurns, QueuedTurnReceipt } from './background/background-turns.js';
+import type { Schedules } from './background/schedules.js';
 import { appBudgets } from './budgets/app-budgets.js';
 import { checkBudgetOptions } from './budgets/budget-options.js';
-import type { CallbackSenderOptions } from './callbacks/callback-options.js';
-import { CallbackSender } from './callbacks/callback-sender.js';
 import { ConfigAdmin } from './config/config-admin.js';
 import { ConfigCache } from './config/config-cache.js';
 import { configNamesOf } from './config/config-names.js';
@@ -84,18 +78,6 @@ export function sessionIdForKey(idempotencyKey: string, tenantId = ''): string {
     .update(`switchboard:idempotency:${tenantId}:${idempotencyKey}`)
     .digest('hex');
   return `ses_${digest.slice(0, 32)}`;
-}
-
-/** The app's callback sender: the one given, or one made from its options (attempts logged without their URL). */
-function callbackSenderOf(
-  callbacks: CallbackSenderOptions | CallbackDelivery | undefined,
-  logger: Logger,
-): CallbackDelivery | undefined {
-  if (callbacks === undefined || 'send' in callbacks) return callbacks;
-  return new CallbackSender({
-    onAttempt: (attempt) => logger.debug({ callback: attempt }, 'callback attempt'),
-    ...callbacks,
-  });
 }
 
 function isOrchestratorClass(
@@ -147,6 +129,7 @@ export class App {
   #closing?: Promise<void>;
   #sweeper?: TurnSweeper;
   #background?: BackgroundTurns;
+  #schedules?: Schedules;
 
   constructor(options: AppOptions) {
     const { name, agents, sessionStore, memoryStore, sessionIdleTtlSeconds } = options;
@@ -241,45 +224,23 @@ export class App {
       },
       this.#options,
     );
-    const { background } = this.#options;
-    if (background !== false) {
-      const engine = this.#engine;
-      this.#background = new BackgroundTurns(
-        {
-          queue: background?.queue ?? new InMemoryTurnQueue(),
-          memory,
-          run: (request) => {
-            const turn = engine.run(request);
-            return isPromiseLike(turn) ? this.#track(Promise.resolve(turn)) : Promise.resolve(turn);
-          },
-          readTurn: (store, sessionId, turnId) => engine.readTurn(store, sessionId, turnId),
-          sessionsOf: (tenantId, userId) => {
-            const view = engine.sessionsOf(tenantId);
-            return userId === undefined ? view : userSessions(view, userId);
-          },
-          publicError: (error) => {
-            const log = unexpectedErrorLog(this.logger);
-            const { code, message } = publicErrorOf(
-              error,
-              (failure) => log(failure),
-              this.#options.exposeErrorDetails,
-            );
-            return { code, message };
-          },
-          logger: this.logger,
-          concurrency: this.#options.concurrency ?? 'wait',
-          callbacks: callbackSenderOf(background?.callbacks, this.logger),
-        },
-        background,
-      );
-      this.#background.start();
-    }
+    const background = appBackground(this.#options.background, {
+      engine: this.#engine,
+      memory,
+      logger: this.logger,
+      track: (turn) => this.#track(turn),
+      exposeErrorDetails: this.#options.exposeErrorDetails,
+      concurrency: this.#options.concurrency ?? 'wait',
+    });
+    this.#background = background?.turns;
+    this.#schedules = background?.schedules;
     this.#routes = createRoutes(
       {
         name: this.name,
         orchestratorName: instance.name,
         agents: this.agentMetas,
         ...(publishesGraph(instance) ? { graph: instance.view } : {}),
+        ...(this.#engine.agentStats ? { agentStats: this.#engine.agentStats } : {}),
         sessions,
         chat: (request) => this.#run(request),
         resolveApproval: (resolution) => this.resolveApproval(resolution),
@@ -289,6 +250,7 @@ export class App {
         sessionsOf: (tenantId) => this.#mounted().sessionsOf(tenantId),
         events: this.events,
         background: this.#background,
+        schedules: this.#schedules,
         turnStatus: (sessionId, turnId, tenantId, userId) => {
           if (this.#background) return this.#background.status(sessionId, turnId, tenantId, userId);
           const view = this.#mounted().sessionsOf(tenantId);
@@ -357,6 +319,12 @@ export class App {
     if (callbackUrl !== undefined)
       throw new ValidationError({ message: 'callbackUrl is for background turns (background: true)' });
     return await this.#run(request);
+  }
+
+  /** The app's schedules (undefined with `background: false`): messages run as background turns on a timer. */
+  get schedules(): Schedules | undefined {
+    this.#mounted();
+    return this.#schedules;
   }
 
   /** The background turns (undefined with `background: false`): their status, list and cancel. */

@@ -169,6 +169,26 @@ describe('scripted model server', () => {
     expect(() => server.assertDone()).toThrow(/unscripted call.*one too many/);
   });
 
+  it('with a fallback, answers every call after the script ran out: a stand-in model, nothing unscripted', async () => {
+    server = await createScriptedModelServer({
+      script: ['scripted first'],
+      fallback: (request) => `echo: ${request.body.messages.at(-1)?.content}`,
+    });
+    const client = new OpenAI({ apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
+    const answers: Array<string | null | undefined> = [];
+    for (const content of ['a', 'b', 'c']) {
+      const completion = await client.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content }],
+      });
+      answers.push(completion.choices[0]?.message.content);
+    }
+    expect(answers).toEqual(['scripted first', 'echo: b', 'echo: c']);
+    expect(server.requests.map((request) => request.scriptIndex)).toEqual([0, undefined, undefined]);
+    expect(server.unscriptedCalls).toEqual([]);
+    expect(() => server?.assertDone()).not.toThrow();
+  });
+
   it('assertDone reports script entries that were never requested', async () => {
     const { server, client } = await start(['used', 'never used']);
     await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] });

@@ -203,4 +203,44 @@ describe('background turns over two replicas on BullMQ', () => {
     // The rest ran once each elsewhere (on D, or on B of the test before, which shares the queue).
     expect(runs.filter((run) => run.pid !== c.pid && run.event === 'end').length).toBe(20 - ended.length);
   }, 120_000);
+
+  it('fires an `every: 1s` schedule once per tick across two replicas, five ticks running', async () => {
+    const [e, f] = (await startReplicas(2)) as [Replica, Replica];
+    const response = await fetch(`${e.url}/v1/schedules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'echo tick', every: 1000 }),
+    });
+    expect(response.status).toBe(201);
+    const { id, createdAt } = (await response.json()) as { id: string; createdAt: string };
+    // The replicas share a tenant with the tests before: the schedule's turns are those queued since it was made.
+    const since = Date.parse(createdAt);
+    type Listed = { turnId: string; status: string; queuedAt: string };
+    const ticks = async () =>
+      ((await (await fetch(`${f.url}/v1/background-turns`)).json()) as { data: Listed[] }).data.filter(
+        (turn) => Date.parse(turn.queuedAt) >= since,
+      );
+    const completed = (turns: Listed[]) => turns.filter((turn) => turn.status === 'completed');
+    let deadline = performance.now() + 30_000;
+    while (completed(await ticks()).length < 5 && performance.now() < deadline) await delay(200);
+    expect((await fetch(`${f.url}/v1/schedules/${id}`, { method: 'DELETE' })).status).toBe(204);
+    // A tick under way when the schedule went finishes too.
+    deadline = performance.now() + 10_000;
+    let listed = await ticks();
+    while (completed(listed).length < listed.length && performance.now() < deadline) {
+      await delay(200);
+      listed = await ticks();
+    }
+    expect(completed(listed)).toEqual(listed);
+    const fired = listed.map((turn) => Date.parse(turn.queuedAt)).sort((x, y) => x - y);
+    expect(fired.length).toBeGreaterThanOrEqual(5);
+    // One turn per tick: the ticks are whole seconds apart, none twice.
+    expect(new Set(fired).size).toBe(fired.length);
+    expect(fired.slice(1).map((at, index) => at - (fired[index] as number))).toEqual(
+      fired.slice(1).map(() => 1000),
+    );
+    // And each ran its agent once, on whichever replica took it.
+    const runs = readAgentLog(agentLog).filter((run) => run.message === 'echo tick' && run.event === 'end');
+    expect(runs.length).toBe(fired.length);
+  }, 60_000);
 });

@@ -26,6 +26,7 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   shutting_down: 503,
   queue_full: 503,
   background_unavailable: 400,
+  too_many_schedules: 429,
 };
 
 /** What a client reads for a store outage: never the store's address or its error text. */

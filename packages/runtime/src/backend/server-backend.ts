@@ -1,7 +1,8 @@
-import type { AgentMeta } from '@switchboard/core';
+import type { AgentMeta, AgentStatsTable } from '@switchboard/core';
 import type { Context } from 'hono';
 import type { PublishedGraph } from '../agents/published-graph.js';
 import type { BackgroundTurns, TurnStatusView } from '../background/background-turns.js';
+import type { Schedules } from '../background/schedules.js';
 import type { ApprovalResolution, CancelRequest, TurnRequest, TurnResult } from '../engine/turn-types.js';
 import type { Logger } from '../logging/logger.js';
 import type { SessionStore } from '../stores/session-store.js';
@@ -26,6 +27,8 @@ export interface ServerBackend {
   agents: readonly AgentMeta[];
   /** The workflow graph the orchestrator runs, when it publishes one (`GET /v1/agents`). */
   graph?: PublishedGraph;
+  /** The agents' stats as a tenant sees them, when the orchestrator keeps them (`GET /v1/agents`). */
+  agentStats?(tenantId: string | undefined): Promise<AgentStatsTable>;
   sessions: SessionStore;
   /** Runs a turn: its result at once when no step had to wait. */
   chat(request: TurnRequest & Authenticated): TurnResult | Promise<TurnResult>;
@@ -46,6 +49,8 @@ export interface ServerBackend {
   deleteSession(sessionId: string, tenantId?: string): Promise<boolean>;
   /** Background turns: queued, read and cancelled by id (absent with `background: false`). */
   background?: BackgroundTurns;
+  /** Messages run as background turns on a timer (absent with `background: false`). */
+  schedules?: Schedules;
   /** Where a turn stands (queued, running, ended) and its result once it has one; undefined for an unknown turn. */
   turnStatus(
     sessionId: string,

@@ -25,6 +25,7 @@ import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionStore } from '../stores/session-store.js';
 import type { RouteStep, TurnStatus } from '../turns/turn-record.js';
 import { type BackgroundRecord, BackgroundRecords } from './background-records.js';
+import { copyDefined } from './copy-defined.js';
 import type { QueuedTurn, QueueOutcome, TurnQueue } from './turn-queue.js';
 
 /** Where a turn stands, as `GET /v1/sessions/:id/turns/:turnId` reports it. */
@@ -248,6 +249,17 @@ export class BackgroundTurns {
 
   /** Runs one job: claims it, runs its turn (or finds the turn an earlier run of the job left), calls back. */
   async #work(job: QueuedTurn): Promise<QueueOutcome> {
+    // A schedule's tick was queued by no request: its record is made by the run that takes it.
+    if (job.scheduleId !== undefined && !(await this.#records.get(job.tenantId, job.turnId))) {
+      const record: BackgroundRecord = {
+        turnId: job.turnId,
+        sessionId: job.sessionId,
+        state: 'queued',
+        queuedAt: job.queuedAt,
+      };
+      copyDefined(record, job, ['userId', 'callbackUrl']);
+      await this.#records.create(job.tenantId, record);
+    }
     const claimed = await this.#records.change(job.tenantId, job.turnId, (record) =>
       record.state === 'queued' || record.state === 'started' ? { ...record, state: 'started' } : record,
     );
@@ -357,14 +369,4 @@ function withQueuedAt(result: TurnResult, record: BackgroundRecord | undefined):
 
 function isSwitchboardError(error: unknown): error is SwitchboardError {
   return SwitchboardError.isInstance(error);
-}
-
-function copyDefined<Target extends object, Source extends object>(
-  target: Target,
-  source: Source,
-  keys: readonly (keyof Source & keyof Target)[],
-): void {
-  for (const key of keys) {
-    if (source[key] !== undefined) target[key] = source[key] as never;
-  }
 }

@@ -1,7 +1,14 @@
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { QueueFullError } from './background-errors.js';
-import type { QueuedTurn, QueueWork, TurnQueue } from './turn-queue.js';
+import {
+  type QueuedTurn,
+  type QueueWork,
+  type ScheduledTurn,
+  type ScheduleTiming,
+  type TurnQueue,
+  tickTurn,
+} from './turn-queue.js';
 
 /** Options of {@link bullmqTurnQueue}. */
 export interface BullmqTurnQueueOptions {
@@ -57,6 +64,13 @@ export function bullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueue {
 }
 
 const JOB_NAME = 'turn';
+const TICK_NAME = 'tick';
+
+/** When a schedule's tick was due: the end of its job id (`repeat:<scheduler>:<ms>`), the same on every replica. */
+function tickTimeOf(job: Job): number {
+  const at = Number(job.id?.slice(job.id.lastIndexOf(':') + 1));
+  return Number.isSafeInteger(at) ? at : job.timestamp + (job.opts.delay ?? 0);
+}
 
 /** What BullMQ's connections need: no command timeout, no giving up, commands resent after a reconnect. */
 const BULLMQ_CONNECTION: RedisOptions = {
@@ -71,8 +85,8 @@ class BullmqTurnQueue implements TurnQueue {
   readonly durable = true;
   readonly #options: Required<Omit<BullmqTurnQueueOptions, 'connection'>>;
   readonly #connection: string | RedisOptions | Redis | Cluster;
-  #queue: Queue<QueuedTurn> | undefined;
-  #worker: Worker<QueuedTurn> | undefined;
+  #queue: Queue<QueuedTurn | ScheduledTurn> | undefined;
+  #worker: Worker<QueuedTurn | ScheduledTurn> | undefined;
   readonly #connections: Array<Redis | Cluster> = [];
 
   constructor({
@@ -119,10 +133,15 @@ class BullmqTurnQueue implements TurnQueue {
   start(work: QueueWork): void {
     if (this.#worker) return;
     const { name, prefix, concurrency, lockDurationMs, stalledIntervalMs, maxStalledCount } = this.#options;
-    this.#worker = new Worker<QueuedTurn>(
+    this.#worker = new Worker<QueuedTurn | ScheduledTurn>(
       name,
-      async (job: Job<QueuedTurn>, token?: string) => {
-        const outcome = await work(job.data);
+      async (job: Job<QueuedTurn | ScheduledTurn>, token?: string) => {
+        // A schedule's tick: BullMQ made one job per tick, whichever replicas run; its ids come from the tick.
+        const turn =
+          job.name === TICK_NAME
+            ? tickTurn(job.data as ScheduledTurn, tickTimeOf(job))
+            : (job.data as QueuedTurn);
+        const outcome = await work(turn);
         if (outcome.kind === 'later') {
           // Back to waiting without counting an attempt: the session was busy, or the store out.
           await job.moveToDelayed(Date.now() + outcome.delayMs, token);
@@ -153,8 +172,23 @@ class BullmqTurnQueue implements TurnQueue {
     await Promise.allSettled(this.#connections.map((connection) => connection.quit()));
   }
 
-  #queueOf(): Queue<QueuedTurn> {
-    this.#queue ??= new Queue<QueuedTurn>(this.#options.name, {
+  async schedule(id: string, timing: ScheduleTiming, template: ScheduledTurn): Promise<void> {
+    const repeat =
+      'every' in timing ? { every: timing.every } : { pattern: timing.cron, tz: timing.timezone ?? 'UTC' };
+    const { keepFinishedSeconds } = this.#options;
+    await this.#queueOf().upsertJobScheduler(id, repeat, {
+      name: TICK_NAME,
+      data: template,
+      opts: { removeOnComplete: { age: keepFinishedSeconds }, removeOnFail: { age: keepFinishedSeconds } },
+    });
+  }
+
+  async unschedule(id: string): Promise<void> {
+    await this.#queueOf().removeJobScheduler(id);
+  }
+
+  #queueOf(): Queue<QueuedTurn | ScheduledTurn> {
+    this.#queue ??= new Queue<QueuedTurn | ScheduledTurn>(this.#options.name, {
       connection: this.#duplicate(),
       prefix: this.#options.prefix,
       streams: { events: { maxLen: 1_000 } },

@@ -1,5 +1,14 @@
+import { CronExpressionParser } from 'cron-parser';
 import { QueueFullError } from './background-errors.js';
-import type { QueuedTurn, QueueOutcome, QueueWork, TurnQueue } from './turn-queue.js';
+import {
+  type QueuedTurn,
+  type QueueOutcome,
+  type QueueWork,
+  type ScheduledTurn,
+  type ScheduleTiming,
+  type TurnQueue,
+  tickTurn,
+} from './turn-queue.js';
 
 /** Options of {@link InMemoryTurnQueue}. */
 export interface InMemoryTurnQueueOptions {
@@ -25,6 +34,7 @@ export class InMemoryTurnQueue implements TurnQueue {
   readonly #known = new Set<string>();
   readonly #delayed = new Map<string, NodeJS.Timeout>();
   readonly #running = new Set<Promise<void>>();
+  readonly #schedules = new Map<string, NodeJS.Timeout>();
   #work: QueueWork | undefined;
   #stopped = false;
 
@@ -66,9 +76,40 @@ export class InMemoryTurnQueue implements TurnQueue {
   }
 
   async close(): Promise<void> {
+    for (const timer of this.#schedules.values()) clearTimeout(timer);
+    this.#schedules.clear();
     await this.stop();
     for (const timer of this.#delayed.values()) clearTimeout(timer);
     this.#delayed.clear();
+  }
+
+  async schedule(id: string, timing: ScheduleTiming, template: ScheduledTurn): Promise<void> {
+    await this.unschedule(id);
+    const next = (after: number) =>
+      'every' in timing
+        ? after + timing.every
+        : CronExpressionParser.parse(timing.cron, { currentDate: after, tz: timing.timezone ?? 'UTC' })
+            .next()
+            .getTime();
+    const arm = (at: number) => {
+      const timer = setTimeout(
+        () => {
+          if (this.#schedules.get(id) !== timer) return;
+          // A tick past the queue's bound is skipped, as a schedule's next tick comes anyway.
+          this.add(tickTurn(template, at)).catch(() => {});
+          arm(next(Math.max(at, Date.now())));
+        },
+        Math.max(0, at - Date.now()),
+      );
+      timer.unref();
+      this.#schedules.set(id, timer);
+    };
+    arm(next(Date.now()));
+  }
+
+  async unschedule(id: string): Promise<void> {
+    clearTimeout(this.#schedules.get(id));
+    this.#schedules.delete(id);
   }
 
   /** Starts waiting jobs while slots are free. */

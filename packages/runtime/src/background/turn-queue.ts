@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { createHash } from 'node:crypto';
 import type { ConcurrencyPolicy } from '../engine/turn-types.js';
 
 /** A turn asked for with `background: true`: what its job carries until a replica runs it. */
@@ -28,6 +29,35 @@ export interface QueuedTurn {
   entryPoint: string;
   /** When it was queued (ms since the epoch). */
   queuedAt: number;
+  /** The schedule whose tick this turn is, if any. */
+  scheduleId?: string;
+}
+
+/** When a schedule fires: every so many milliseconds, or on a cron pattern in a time zone (default UTC). */
+export type ScheduleTiming = { every: number } | { cron: string; timezone?: string };
+
+/** What each tick of a schedule runs: a turn without its own ids yet (each tick gets new ones). */
+export type ScheduledTurn = Omit<QueuedTurn, 'turnId' | 'queuedAt' | 'sessionId' | 'scheduleId'> & {
+  scheduleId: string;
+  /** The session every run continues; without it, each run opens a new session. */
+  sessionId?: string;
+};
+
+/** The turn one tick of a schedule runs: its ids derived from the schedule and the tick, the same on every replica. */
+export function tickTurn(template: ScheduledTurn, tickAt: number): QueuedTurn {
+  const { scheduleId, sessionId, ...rest } = template;
+  const tick = `${scheduleId}:${tickAt}`;
+  return {
+    ...rest,
+    scheduleId,
+    turnId: `turn_${digest(tick)}`,
+    sessionId: sessionId ?? `ses_${digest(`session:${tick}`)}`,
+    queuedAt: tickAt,
+  };
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(`switchboard:schedule:${text}`).digest('hex').slice(0, 32);
 }
 
 /** What became of a job: `done` (whatever the turn's outcome), or `later`: run it again after `delayMs`. */
@@ -62,4 +92,12 @@ export interface TurnQueue {
   stop(): Promise<void>;
   /** Stops, then releases the queue's connections. */
   close(): Promise<void>;
+  /**
+   * Runs `template` on a schedule, once per tick whichever replicas run
+   * (replacing a schedule of the same id): each tick is a job like any
+   * other, with the ids {@link tickTurn} gives it.
+   */
+  schedule(id: string, timing: ScheduleTiming, template: ScheduledTurn): Promise<void>;
+  /** Stops a schedule (its ticks already queued still run). */
+  unschedule(id: string): Promise<void>;
 }

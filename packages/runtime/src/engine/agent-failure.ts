@@ -34,20 +34,27 @@ export function describeFailure(agent: string, failure: AgentError): string {
     : description;
 }
 
-/** The orchestrator's copies of failed replies, keyed by the reply that is stored and streamed. */
-const detailedReplies = new WeakMap<ToolMessage, ToolMessage>();
+/** What the orchestrator's copy of a reply adds to its metadata, keyed by the reply that is stored and streamed. */
+const replyNotes = new WeakMap<ToolMessage, { errorDetail?: string; durationMs?: number }>();
+
+/** Notes on `reply` for the orchestrator's copy: a failure's own text (`errorDetail`), the call's `durationMs`. */
+export function noteReply(reply: ToolMessage, note: { errorDetail?: string; durationMs?: number }): void {
+  replyNotes.set(reply, { ...replyNotes.get(reply), ...note });
+}
 
 /** Keeps the orchestrator's copy of a failed `reply`, whose `metadata.errorDetail` is the error's own text. */
 export function keepDetail(reply: ToolMessage, detail: string): void {
-  detailedReplies.set(reply, { ...reply, metadata: { ...reply.metadata, errorDetail: detail } });
+  noteReply(reply, { errorDetail: detail });
 }
 
 /**
- * The reply as the orchestrator is handed it: for a failed call, a copy whose
- * `metadata.errorDetail` holds the error's own text, since a router must know
- * what went wrong. The copy stays in this process: it is never stored or
+ * The reply as the orchestrator is handed it: a copy whose metadata holds
+ * the call's `durationMs` (a breaker's latency stats) and, for a failed
+ * call, `errorDetail`, the error's own text, since a router must know what
+ * went wrong. The copy stays in this process: it is never stored or
  * streamed (the reply itself carries a safe description).
  */
 export function orchestratorReply(reply: ToolMessage): ToolMessage {
-  return (reply.status === 'error' && detailedReplies.get(reply)) || reply;
+  const note = replyNotes.get(reply);
+  return note ? { ...reply, metadata: { ...reply.metadata, ...note } } : reply;
 }

@@ -14,7 +14,7 @@ import type { EngineMetrics } from '../metrics/engine-metrics.js';
 import { isPromiseLike } from '../promise-like.js';
 import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
-import { describeFailure, keepDetail, toAgentError } from './agent-failure.js';
+import { describeFailure, keepDetail, noteReply, toAgentError } from './agent-failure.js';
 import { settle } from './agent-reply.js';
 import { CallContext, setCallStream } from './call-context.js';
 import { type Deadline, endDeadline, startDeadline } from './deadlines.js';
@@ -113,11 +113,12 @@ class RunningCall {
     const { agent, call, emit, fanIn } = this.options;
     const status = failure ? 'error' : 'ok';
     if (!failure) fanIn?.replied();
+    const durationMs = performance.now() - this.startedAt;
     // A call its turn's stop (interrupt, cancel, shutdown) ended is counted apart from the agent's own errors.
     this.options.metrics?.callEnded(
       agent.name,
       failure && this.options.control.stopped !== undefined ? 'cancelled' : status,
-      performance.now() - this.startedAt,
+      durationMs,
       failure?.code,
     );
     // The span keeps the error's own text: traces are for operators.
@@ -134,6 +135,7 @@ class RunningCall {
     };
     const stored = failure ? { ...metadata, errorCode: failure.code } : metadata;
     if (stored) message.metadata = stored;
+    noteReply(message, { durationMs: Math.round(durationMs) });
     return message;
   }
 

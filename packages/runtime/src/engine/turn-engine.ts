@@ -1,9 +1,11 @@
 import {
+  type AgentStatsTable,
   type ConfigView,
   createId,
   EMPTY_CONFIG,
   type Orchestrator,
   RequestContext,
+  reportsAgentStats,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent-contract.js';
 import type { Budgets } from '../budgets/budgets.js';
@@ -105,6 +107,12 @@ export class TurnEngine {
   readonly #opening: TurnOpening;
   readonly #resumption: TurnResumption;
   readonly #approvalMessage: string;
+  readonly #unwatchStats: (() => void) | undefined;
+  /**
+   * The agents' stats as a tenant sees them (read from its app memory), when
+   * the orchestrator keeps them (`withBreaker`); undefined otherwise.
+   */
+  readonly agentStats: ((tenantId: string | undefined) => Promise<AgentStatsTable>) | undefined;
 
   constructor(
     parts: EngineParts,
@@ -198,11 +206,23 @@ export class TurnEngine {
       memoryRenewal: MemoryRenewal.for(parts.memory, sessionIdleTtlSeconds),
       reviews,
     });
+    const { orchestrator, memory } = parts;
+    const keepsStats = reportsAgentStats(orchestrator);
+    this.agentStats = keepsStats
+      ? (tenantId) =>
+          orchestrator.readAgentStats(
+            bindMemory(memory, 'app', memoryNamespace('app', { sessionId: '', tenantId })),
+          )
+      : undefined;
+    this.#unwatchStats = keepsStats
+      ? parts.metrics?.watchAgentStats(() => orchestrator.localAgentStats())
+      : undefined;
   }
 
-  /** Stops listening for cancels and shutdown (the app calls it on close). */
+  /** Stops listening for cancels and shutdown, and the metrics reading the agents' stats (the app calls it on close). */
   close(): void {
     this.#hold.close();
+    this.#unwatchStats?.();
   }
 
   /**

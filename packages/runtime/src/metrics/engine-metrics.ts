@@ -1,4 +1,12 @@
-import type { Attributes, Counter, Histogram, Meter, ObservableGauge } from '@opentelemetry/api';
+import type {
+  Attributes,
+  Counter,
+  Histogram,
+  Meter,
+  ObservableGauge,
+  ObservableResult,
+} from '@opentelemetry/api';
+import type { AgentStatsTable } from '@switchboard/core';
 
 /** The name of the meter Switchboard records its metrics with. */
 export const METER_NAME = 'switchboard';
@@ -22,6 +30,8 @@ export class EngineMetrics {
   readonly #agentDuration: Histogram;
   readonly #agentErrors: Counter;
   readonly #leases: ObservableGauge;
+  readonly #successRate: ObservableGauge;
+  readonly #latency: ObservableGauge;
   readonly #base: Attributes;
   /** Attribute sets by status or agent, made once rather than per turn or call. */
   readonly #attributes = new Map<string, Attributes>();
@@ -57,6 +67,14 @@ export class EngineMetrics {
     this.#leases = meter.createObservableGauge('switchboard.leases.held', {
       description: 'Session leases this process holds (turns running here)',
       unit: '{lease}',
+    });
+    this.#successRate = meter.createObservableGauge('switchboard.agent.success_rate', {
+      description:
+        "Share of an agent's recent calls that replied ok (withBreaker's sliding window, over the tenants this process serves)",
+    });
+    this.#latency = meter.createObservableGauge('switchboard.agent.latency', {
+      description: "An agent's recent call latency at a quantile (0.5, 0.95), as withBreaker keeps it",
+      unit: 's',
     });
   }
 
@@ -103,6 +121,39 @@ export class EngineMetrics {
       result.observe(count(), this.#base);
     this.#leases.addCallback(callback);
     return () => this.#leases.removeCallback(callback);
+  }
+
+  /**
+   * Reports `read()` — the agents' windowed stats a breaker keeps — as the
+   * success-rate and latency gauges at each collection (only then is it
+   * read, from the process's copy: no store read); returns the function that stops it.
+   */
+  watchAgentStats(read: () => AgentStatsTable): () => void {
+    const successRate = (result: ObservableResult) => {
+      for (const [agent, stats] of Object.entries(read()))
+        result.observe(
+          stats.successRate,
+          this.#cached(`stats\n${agent}`, () => ({ ...this.#base, agent })),
+        );
+    };
+    const latency = (result: ObservableResult) => {
+      for (const [agent, stats] of Object.entries(read()))
+        for (const [quantile, ms] of [
+          ['0.5', stats.p50Ms],
+          ['0.95', stats.p95Ms],
+        ] as const)
+          if (ms !== undefined)
+            result.observe(
+              ms / 1000,
+              this.#cached(`latency\n${agent}\n${quantile}`, () => ({ ...this.#base, agent, quantile })),
+            );
+    };
+    this.#successRate.addCallback(successRate);
+    this.#latency.addCallback(latency);
+    return () => {
+      this.#successRate.removeCallback(successRate);
+      this.#latency.removeCallback(latency);
+    };
   }
 
   #cached(key: string, make: () => Attributes): Attributes {

@@ -43,8 +43,21 @@ export function queuedTurnResponse() {
   };
 }
 
-/** The OpenAPI paths of a turn's status and the background-turn list, for the app's document. */
-export function backgroundPaths() {
+const ScheduleSchema = z.object({
+  id: z.string(),
+  message: z.string(),
+  every: z.number().int().optional().describe('Milliseconds between runs'),
+  cron: z.string().optional(),
+  timezone: z.string().optional(),
+  sessionId: z.string().optional().describe('The session every run continues; absent: a new one per run'),
+  userId: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  callbackUrl: z.string().optional(),
+  createdAt: z.string(),
+});
+
+/** The OpenAPI paths of a turn's status, the background-turn list and schedules, for the app's document. */
+export function backgroundPaths(scheduleRequest: z.ZodType) {
   const path = (name: string, schema: z.ZodType, description: string) => ({
     name,
     in: 'path',
@@ -90,6 +103,36 @@ export function backgroundPaths() {
           },
           ...errors(400, 503),
         },
+      },
+    },
+    '/v1/schedules': {
+      post: {
+        summary:
+          'Run a message as a background turn on a schedule (`every` milliseconds, or `cron` in `timezone`)',
+        description:
+          'Once per tick across replicas. Each run is a background turn (listed at `GET /v1/background-turns`, its result POSTed to `callbackUrl`). At most 100 schedules per tenant (429 `too_many_schedules`).',
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: z.toJSONSchema(scheduleRequest, { io: 'input' }) } },
+        },
+        responses: {
+          '201': { description: 'The schedule', content: json(ScheduleSchema) },
+          ...errors(400, 429, 503),
+        },
+      },
+      get: {
+        summary: 'The caller’s schedules (its tenant’s; its own with a user-bound key)',
+        responses: {
+          '200': { description: 'The schedules', content: json(z.object({ data: z.array(ScheduleSchema) })) },
+          ...errors(400, 503),
+        },
+      },
+    },
+    '/v1/schedules/{id}': {
+      delete: {
+        summary: 'Stop and remove a schedule (a run under way finishes)',
+        parameters: [path('id', TurnIdSchema, 'The schedule')],
+        responses: { '204': { description: 'Removed' }, ...errors(400, 404, 503) },
       },
     },
   };

@@ -1,11 +1,13 @@
 import { createSecretId, type MessageItem, ValidationError } from '@switchboard/core';
 import type { Context } from 'hono';
-import { requireScope } from '../backend/access-checks.js';
+import { checkSessionOwner, requireScope } from '../backend/access-checks.js';
 import { jsonBoundsProblem, MAX_METADATA_BYTES, MAX_METADATA_DEPTH } from '../backend/json-bounds.js';
+import type { Principal } from '../backend/principal.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import { BackgroundUnavailableError } from '../background/background-errors.js';
 import type { TurnRequest, TurnResult } from '../engine/turn-engine.js';
 import { isPromiseLike } from '../promise-like.js';
-import { publicTurn, type TurnRecord } from '../turns/turn-record.js';
+import { publicTurn, type TurnRecord, type TurnStatus } from '../turns/turn-record.js';
 import { principalOf } from './access.js';
 import { parseJsonBody, parseOrThrow } from './http-errors.js';
 import { switchboardExtension } from './openai-completion.js';
@@ -173,6 +175,7 @@ export function responsesHandlers(
           .catch((error: unknown) => backend.log(error, c));
       }
     };
+    if (body.background) return queueResponse(c, request, body.stream === true, store, partsOf);
     if (!body.stream) {
       const pending = backend.chat(request);
       const result = isPromiseLike(pending) ? await pending : pending;
@@ -186,6 +189,31 @@ export function responsesHandlers(
     });
   };
 
+  /** `background: true`: the turn is queued (as `POST /v1/chat` queues it) and answered `queued` at once. */
+  const queueResponse = async (
+    c: Context,
+    { principal, ...request }: TurnRequest & { principal?: Principal },
+    stream: boolean,
+    store: boolean,
+    partsOf: (turn: { sessionId: string; turnId: string }) => ResponseParts,
+  ): Promise<Response> => {
+    const issue = stream
+      ? 'background: a background response is not streamed; read it with GET /v1/responses/{id}'
+      : store
+        ? undefined
+        : 'background: a background response is stored (store: false cannot be read back)';
+    if (issue) throw new ValidationError({ message: 'Invalid response request', issues: [issue] });
+    if (!backend.background) throw new BackgroundUnavailableError();
+    requireScope(principal, 'chat');
+    if (principal?.userId !== undefined) {
+      await checkSessionOwner(backend.sessionsOf(principal.tenantId), request.sessionId, principal, {
+        allowNew: true,
+      });
+    }
+    const receipt = await backend.background.submit(request);
+    return c.json(responseObject({ ...partsOf(receipt), background: true }, { queued: true }));
+  };
+
   const retrieve = async (c: Context): Promise<Response> => {
     const principal = principalOf(c);
     requireScope(principal, 'sessions:read');
@@ -197,7 +225,7 @@ export function responsesHandlers(
     const record = (await sessions.listTurns(turn.sessionId)).find(
       (candidate) => candidate.turnId === turn.turnId,
     );
-    if (!record) return missing();
+    if (!record) return notRunYet(c, turn, principal, missing);
     const { text, user } = answerOf(await sessions.read(turn.sessionId), record);
     const stored = user?.metadata;
     const switchboard = switchboardExtension({
@@ -219,6 +247,38 @@ export function responsesHandlers(
         usage: record.usage,
         switchboard,
       }),
+    );
+  };
+  /** A background response that has no turn yet: queued (or taken), or cancelled or failed before it ran. */
+  const notRunYet = async (
+    c: Context,
+    turn: { sessionId: string; turnId: string },
+    principal: Principal | undefined,
+    missing: () => Response,
+  ): Promise<Response> => {
+    const view = await backend.background?.status(
+      turn.sessionId,
+      turn.turnId,
+      principal?.tenantId,
+      principal?.userId,
+    );
+    if (!view) return missing();
+    const parts: ResponseParts = {
+      ...responseIds(turn.sessionId, turn.turnId),
+      model,
+      createdAt: Math.floor(Date.parse(view.queuedAt ?? new Date().toISOString()) / 1000),
+      status: view.status === 'queued' ? 'running' : (view.status as TurnStatus),
+      text: '',
+      instructions: null,
+      previousResponseId: null,
+      store: true,
+      metadata: {},
+      usage: undefined,
+      switchboard: { ...turn, status: view.status === 'queued' ? 'running' : view.status, steps: [] },
+      background: true,
+    };
+    return c.json(
+      responseObject(parts, { queued: view.status === 'queued', inProgress: view.status === 'running' }),
     );
   };
   return { create, retrieve };

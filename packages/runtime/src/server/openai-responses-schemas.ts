@@ -81,7 +81,8 @@ export const ResponseCreateRequestSchema = z.strictObject({
   metadata: MetadataSchema.nullish(),
   /** The turn's user id. */
   user: z.string().max(256, 'user must be at most 256 characters').optional(),
-  background: z.literal(false, { error: 'background responses are not supported' }).nullish(),
+  /** Queues the turn (a background turn): answered `queued` at once, read with `GET /v1/responses/{id}`. */
+  background: z.boolean().nullish(),
   conversation: z
     .null({ error: 'conversation is not supported: chain turns with previous_response_id' })
     .optional(),

@@ -119,6 +119,8 @@ export interface ResponseParts {
   metadata: Record<string, string>;
   usage: TokenUsage | undefined;
   switchboard: SwitchboardExtension;
+  /** A background response (queued, then run by whichever replica took it). */
+  background?: boolean;
 }
 
 /** The output message item of a response. */
@@ -150,14 +152,22 @@ export function responseUsage(usage: TokenUsage | undefined) {
   };
 }
 
-/** The `response` object; `inProgress` gives the shape of `response.created` (no output yet). */
-export function responseObject(parts: ResponseParts, { inProgress = false }: { inProgress?: boolean } = {}) {
-  const status = inProgress ? 'in_progress' : RESPONSE_STATUS_BY_TURN[parts.status];
+/**
+ * The `response` object; `inProgress` gives the shape of `response.created`
+ * (no output yet), `queued` that of a background response not yet run.
+ */
+export function responseObject(
+  parts: ResponseParts,
+  { inProgress = false, queued = false }: { inProgress?: boolean; queued?: boolean } = {},
+) {
+  const status = queued ? 'queued' : inProgress ? 'in_progress' : RESPONSE_STATUS_BY_TURN[parts.status];
+  inProgress ||= queued;
   return {
     id: parts.responseId,
     object: 'response' as const,
     created_at: parts.createdAt,
     status,
+    background: parts.background ?? false,
     error: null,
     incomplete_details:
       status === 'incomplete'
@@ -166,7 +176,7 @@ export function responseObject(parts: ResponseParts, { inProgress = false }: { i
     instructions: parts.instructions,
     max_output_tokens: null,
     model: parts.model,
-    output: inProgress ? [] : [outputMessage(parts.itemId, parts.text, status)],
+    output: inProgress ? [] : [outputMessage(parts.itemId, parts.text, status as 'completed' | 'incomplete')],
     parallel_tool_calls: false,
     previous_response_id: parts.previousResponseId,
     reasoning: { effort: null, summary: null },

@@ -34,10 +34,13 @@ const errors = (...statuses: number[]) =>
 export function buildOpenApiDocument({
   title,
   chatRequest,
+  scheduleRequest,
   agents = [],
 }: {
   title: string;
   chatRequest: z.ZodType;
+  /** The `POST /v1/schedules` body. */
+  scheduleRequest: z.ZodType;
   /** The agents whose input and output schemas are published as components (`<agent>.input`, `<agent>.output`). */
   agents?: readonly AgentMeta[];
 }) {
@@ -225,7 +228,7 @@ export function buildOpenApiDocument({
         },
       },
       ...usagePaths(),
-      ...backgroundPaths(),
+      ...backgroundPaths(scheduleRequest),
       ...openAiPaths(),
       ...configPaths(),
     },

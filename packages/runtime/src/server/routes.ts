@@ -32,6 +32,7 @@ import { mountOpenAiRoutes } from './openai-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { protocolErrorShapes } from './protocol-error-shapes.js';
 import { clientClosedResponse, isClientClosed, noteRequest, requestIdOf, requestLog } from './request-log.js';
+import { mountSchedules, scheduleRequestSchema } from './schedule-routes.js';
 import {
   ApprovalRequestSchema,
   chatRequestSchema,
@@ -130,6 +131,7 @@ export function createRoutes(
   const openApi = buildOpenApiDocument({
     title: backend.name,
     chatRequest: ChatRequest,
+    scheduleRequest: scheduleRequestSchema(maxMessageLength),
     agents: backend.agents,
   });
   const agentsBody = backend.graph
@@ -173,7 +175,12 @@ export function createRoutes(
   app.get('/openapi.json', (c) => c.json(openApi));
   const docsRoutes = docs ? mountDocs(app, { title: backend.name, ...(docs === true ? {} : docs) }) : {};
   const metricsRoutes = backend.metrics ? mountMetrics(app, backend.metrics) : {};
-  app.get('/v1/agents', (c) => c.json(agentsBody));
+  const { agentStats } = backend;
+  app.get('/v1/agents', async (c) =>
+    agentStats
+      ? c.json({ ...agentsBody, stats: await agentStats(principalOf(c)?.tenantId) })
+      : c.json(agentsBody),
+  );
 
   const limitBody = bodyLimit({
     maxSize: maxBodyBytes,
@@ -339,6 +346,7 @@ export function createRoutes(
   });
 
   mountOpenAiRoutes(app, backend, { limited, maxMessageLength, exposeErrorDetails, callerOf });
+  mountSchedules(app, backend, { limited, maxMessageLength, callerOf });
   const a2aRoutes = a2a
     ? mountA2a(app, backend, a2a === true ? {} : a2a, { limited, maxMessageLength, callerOf })
     : {};

@@ -32,7 +32,7 @@ export {
  * Metadata is stored with the message and walked by stores and tracing:
  * bounded in depth (checked first, so that nothing deeper is walked) and size.
  */
-const MetadataSchema = z.record(z.string(), z.unknown()).superRefine((metadata, context) => {
+export const MetadataSchema = z.record(z.string(), z.unknown()).superRefine((metadata, context) => {
   const problem = jsonBoundsProblem(
     metadata,
     { maxDepth: MAX_METADATA_DEPTH, maxBytes: MAX_METADATA_BYTES },
@@ -161,11 +161,30 @@ export const SessionListResponseSchema = z.object({
   nextCursor: z.string().optional(),
 });
 
+/** One agent's recent calls, as `withBreaker` keeps them (see `AgentStats` in `@switchboard/core`). */
+export const AgentStatsSchema = z.object({
+  /** Calls in the sliding window (at most the last 32). */
+  calls: z.number().int(),
+  /** The share of them that replied ok, 0–1. */
+  successRate: z.number().min(0).max(1),
+  /** Failed calls by error code. */
+  errors: z.record(z.string(), z.number().int()),
+  /** Median latency in ms, when known. */
+  p50Ms: z.number().optional(),
+  /** 95th-percentile latency in ms, when known. */
+  p95Ms: z.number().optional(),
+});
+
 /** The answer of `GET /v1/agents`. */
 export const AgentsResponseSchema = z.object({
   agents: z.array(AgentMetaSchema),
   /** The workflow graph the orchestrator runs, when it is a graph. */
   graph: PublishedGraphSchema.optional(),
+  /**
+   * The caller's tenant's stats by agent name (only agents called within the
+   * window), when the orchestrator keeps them (`withBreaker`).
+   */
+  stats: z.record(z.string(), AgentStatsSchema).optional(),
 });
 
 /** Every error answer. */

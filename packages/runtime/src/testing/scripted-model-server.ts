@@ -14,6 +14,12 @@ export interface ScriptedModelServerOptions {
   port?: number;
   /** The `model` reported in responses. Default: the model the request named. */
   model?: string;
+  /**
+   * Answers every chat-completions request that comes after the script ran
+   * out, so that the server is a stand-in model (an example that runs
+   * offline); such calls are not unscripted. Without it, they fail loudly.
+   */
+  fallback?: ScriptEntry;
 }
 
 /** A running scripted model server. */
@@ -124,6 +130,7 @@ export async function createScriptedModelServer({
   script = [],
   port = 0,
   model,
+  fallback,
 }: ScriptedModelServerOptions = {}): Promise<ScriptedModelServer> {
   const entries: ScriptEntry[] = [...script];
   const requests: RecordedRequest[] = [];
@@ -135,10 +142,13 @@ export async function createScriptedModelServer({
 
   async function nextReply(record: RecordedRequest): Promise<ScriptedReply | undefined> {
     const index = cursor;
-    const entry = entries[index];
+    const scripted = entries[index];
+    const entry = scripted ?? fallback;
     if (entry === undefined) return undefined;
-    cursor++;
-    record.scriptIndex = index;
+    if (scripted !== undefined) {
+      cursor++;
+      record.scriptIndex = index;
+    }
     return toReply(typeof entry === 'function' ? await entry(record) : entry);
   }
 
@@ -182,7 +192,7 @@ export async function createScriptedModelServer({
       reply = await nextReply(record);
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      problems.push(`${where}: script entry ${record.scriptIndex} threw: ${detail}`);
+      problems.push(`${where}: script entry ${record.scriptIndex ?? '(fallback)'} threw: ${detail}`);
       sendJson(
         response,
         500,

@@ -279,6 +279,8 @@ class TwiceQueue implements TurnQueue {
     );
   }
   async remove(): Promise<void> {}
+  async schedule(): Promise<void> {}
+  async unschedule(): Promise<void> {}
   start(work: QueueWork): void {
     this.#work = work;
   }

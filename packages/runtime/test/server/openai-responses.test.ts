@@ -168,7 +168,7 @@ describe('the OpenAI Responses API and history-resending clients, over a real po
         400,
         null,
       ],
-      [{ model: MODEL, input: 'hi', background: true }, 400, 'background'],
+      [{ model: MODEL, input: 'hi', background: 'soon' }, 400, 'background'],
       [{ model: MODEL, input: 'hi', surprise: 1 }, 400, null],
       [
         { model: MODEL, input: 'hi', instructions: 'x'.repeat(16_000), metadata: { note: 'y'.repeat(500) } },

@@ -184,6 +184,8 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/v1/models',
       '/v1/responses',
       '/v1/responses/{id}',
+      '/v1/schedules',
+      '/v1/schedules/{id}',
       '/v1/sessions',
       '/v1/sessions/{id}',
       '/v1/sessions/{id}/approvals/{approvalId}',
