@@ -14,12 +14,14 @@ export class UnauthorizedError extends Error {
   override name = 'UnauthorizedError';
 }
 
-/** An API error with the server's `{ error: { code, message } }`, when it sent one. */
+/** An API error with the server's `{ error: { code, message, issues? } }`, when it sent one. */
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
     readonly status: number,
     message: string,
+    /** What was wrong with the request, one line each (a bad config item's schema issues). */
+    readonly issues: readonly string[] = [],
   ) {
     super(message);
   }
@@ -52,13 +54,15 @@ export class Api {
     if (response.status === 401) throw new UnauthorizedError('This server needs an API key');
     if (!response.ok) {
       let message = `${response.status} ${response.statusText}`;
+      let issues: string[] = [];
       try {
-        const body = (await response.json()) as { error?: { message?: string } };
+        const body = (await response.json()) as { error?: { message?: string; issues?: unknown } };
         if (body.error?.message) message = body.error.message;
+        if (Array.isArray(body.error?.issues)) issues = body.error.issues.map(String);
       } catch {
         // Not JSON: the status says enough.
       }
-      throw new ApiError(response.status, message);
+      throw new ApiError(response.status, message, issues);
     }
     return response;
   }
@@ -76,6 +80,17 @@ export class Api {
         body: JSON.stringify(body),
       }),
     );
+    return (await response.json()) as T;
+  }
+
+  /** Sends a JSON request with any method (the config editor's `PUT`, `DELETE`, rollback). */
+  async send<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const init: RequestInit = { method, headers: this.headers() };
+    if (body !== undefined) {
+      init.headers = this.headers({ 'content-type': 'application/json' });
+      init.body = JSON.stringify(body);
+    }
+    const response = await this.check(await fetch(this.url(path), init));
     return (await response.json()) as T;
   }
 

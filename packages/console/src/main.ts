@@ -1,5 +1,6 @@
 import { agentStatsLine } from './agent-stats.js';
 import { Api, followTurn, UnauthorizedError } from './api.js';
+import { ConfigEditor } from './config-editor.js';
 import { byId, h } from './dom.js';
 import { pathOf, renderGraph } from './graph.js';
 import { followEvents, messageItem } from './live-view.js';
@@ -12,6 +13,7 @@ const meta = (name: string) =>
 
 const api = new Api(meta('switchboard-api') ?? '');
 const langfuseUrl = meta('switchboard-langfuse');
+const configEditor = new ConfigEditor(api);
 
 const elements = {
   status: byId('status'),
@@ -370,7 +372,7 @@ elements.keyForm.addEventListener('submit', (event) => {
 
 async function start(): Promise<void> {
   try {
-    await loadAgents();
+    await Promise.all([loadAgents(), configEditor.load()]);
     const fromHash = /^#session=(.+)$/.exec(window.location.hash)?.[1];
     if (fromHash) await openSession(decodeURIComponent(fromHash));
     else newSession();

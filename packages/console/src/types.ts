@@ -132,3 +132,23 @@ export interface StreamEvent {
   /** On `turn-start`: a stored turn continues (`approval`, `recovery`). */
   resumed?: string;
 }
+
+/** One version of a config item, as the API answers it. */
+export interface ConfigEntry {
+  type: string;
+  name: string;
+  version: number;
+  value?: unknown;
+  deleted?: true;
+  updatedAt: string;
+  updatedBy?: string;
+  comment?: string;
+}
+
+/** `GET /v1/config`. */
+export interface ConfigListing {
+  scope: 'app' | 'tenant';
+  types: string[];
+  version: number;
+  items: ConfigEntry[];
+}
