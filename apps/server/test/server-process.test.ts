@@ -24,6 +24,27 @@ describe('apps/server as a process', () => {
     expect(status).toBe(200);
     expect(body.reply).toContain('14');
     expect((await chat(url, 'convert 5 km to miles')).body.reply).toMatch(/3\.1\d* miles/);
+    // The README's background-turn curls: 202 at once, then the turn's status, then its events.
+    const queued = await fetch(`${url}/v1/chat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'convert 5 km to miles', background: true }),
+    });
+    expect(queued.status).toBe(202);
+    const receipt = (await queued.json()) as { sessionId: string; turnId: string; events: string };
+    const turnUrl = `${url}/v1/sessions/${receipt.sessionId}/turns/${receipt.turnId}`;
+    let turn = { status: 'queued', reply: '' };
+    for (
+      let attempt = 0;
+      attempt < 200 && (turn.status === 'queued' || turn.status === 'running');
+      attempt += 1
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      turn = (await (await fetch(turnUrl)).json()) as typeof turn;
+    }
+    expect(turn.status).toBe('completed');
+    expect(turn.reply).toMatch(/3\.1\d* miles/);
+    expect(await (await fetch(`${turnUrl}/events`)).text()).toContain('event: turn-end');
   });
 
   it.concurrent('refuses ORCHESTRATOR=llm without OPENAI_API_KEY at start-up with a clear message', async (context) => {

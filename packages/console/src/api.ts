@@ -17,12 +17,14 @@ export class UnauthorizedError extends Error {
   override name = 'UnauthorizedError';
 }
 
-/** An API error with the server's `{ error: { code, message } }`, when it sent one. */
+/** An API error with the server's `{ error: { code, message, issues? } }`, when it sent one. */
 export class ApiError extends Error {
   override name = 'ApiError';
   constructor(
     readonly status: number,
     message: string,
+    /** What was wrong with the request, one line each (a bad config item's schema issues). */
+    readonly issues: readonly string[] = [],
   ) {
     super(message);
   }
@@ -55,13 +57,15 @@ export class Api {
     if (response.status === 401) throw new UnauthorizedError('This server needs an API key');
     if (!response.ok) {
       let message = `${response.status} ${response.statusText}`;
+      let issues: string[] = [];
       try {
-        const body = (await response.json()) as { error?: { message?: string } };
+        const body = (await response.json()) as { error?: { message?: string; issues?: unknown } };
         if (body.error?.message) message = body.error.message;
+        if (Array.isArray(body.error?.issues)) issues = body.error.issues.map(String);
       } catch {
         // Not JSON: the status says enough.
       }
-      throw new ApiError(response.status, message);
+      throw new ApiError(response.status, message, issues);
     }
     return response;
   }
@@ -80,6 +84,20 @@ export class Api {
       }),
     );
     return (await response.json()) as T;
+  }
+
+  /**
+   * Sends a JSON request with any method (the config editor's `PUT`,
+   * `DELETE`, rollback; a cancel, a schedule's `DELETE`); a 204 answers undefined.
+   */
+  async send<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const init: RequestInit = { method, headers: this.headers() };
+    if (body !== undefined) {
+      init.headers = this.headers({ 'content-type': 'application/json' });
+      init.body = JSON.stringify(body);
+    }
+    const response = await this.check(await fetch(this.url(path), init));
+    return (response.status === 204 ? undefined : await response.json()) as T;
   }
 
   agents(): Promise<{ agents: AgentInfo[]; graph?: GraphInfo; stats?: Record<string, AgentStatsInfo> }> {
@@ -101,12 +119,6 @@ export class Api {
       if (error instanceof ApiError && [404, 405, 501].includes(error.status)) return undefined;
       throw error;
     }
-  }
-
-  /** Sends a request without a body (`POST` or `DELETE`); its JSON answer, if any. */
-  async send(method: 'POST' | 'DELETE', path: string): Promise<unknown> {
-    const response = await this.check(await fetch(this.url(path), { method, headers: this.headers() }));
-    return response.status === 204 ? undefined : response.json();
   }
 
   /** Queues a message as a background turn (`background: true`): the 202 receipt. */

@@ -2,6 +2,7 @@ import { agentStatsLine } from './agent-stats.js';
 import { Api, followTurn, UnauthorizedError } from './api.js';
 import { approvalItem } from './approvals.js';
 import { BackgroundPanel } from './background-panel.js';
+import { ConfigEditor } from './config-editor.js';
 import { byId, h } from './dom.js';
 import { pathOf, renderGraph } from './graph.js';
 import { followEvents, messageItem } from './live-view.js';
@@ -15,6 +16,7 @@ const meta = (name: string) =>
 
 const api = new Api(meta('switchboard-api') ?? '');
 const langfuseUrl = meta('switchboard-langfuse');
+const configEditor = new ConfigEditor(api);
 
 const elements = {
   status: byId('status'),
@@ -382,7 +384,7 @@ elements.keyForm.addEventListener('submit', (event) => {
 
 async function start(): Promise<void> {
   try {
-    await loadAgents();
+    await Promise.all([loadAgents(), configEditor.load()]);
     const fromHash = /^#session=(.+)$/.exec(window.location.hash)?.[1];
     if (fromHash) await openSession(decodeURIComponent(fromHash));
     else newSession();

@@ -163,3 +163,23 @@ export interface ScheduleInfo {
   timezone?: string;
   sessionId?: string;
 }
+
+/** One version of a config item, as the API answers it. */
+export interface ConfigEntry {
+  type: string;
+  name: string;
+  version: number;
+  value?: unknown;
+  deleted?: true;
+  updatedAt: string;
+  updatedBy?: string;
+  comment?: string;
+}
+
+/** `GET /v1/config`. */
+export interface ConfigListing {
+  scope: 'app' | 'tenant';
+  types: string[];
+  version: number;
+  items: ConfigEntry[];
+}

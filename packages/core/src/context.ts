@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { type ConfigView, EMPTY_CONFIG } from './config-view.js';
 import { ContextMissingError } from './errors.js';
 import type { Memory, MemoryScope } from './memory.js';
 
@@ -20,6 +21,8 @@ export interface RequestContextInit {
   memory: (scope: MemoryScope) => Memory;
   /** How many Switchboard servers called each other to get here (see {@link RequestContext.depth}); default 0. */
   depth?: number;
+  /** The live configuration the request runs under (see {@link RequestContext.config}); default none. */
+  config?: ConfigView;
 }
 
 const STORAGE_KEY = Symbol.for('switchboard.requestContext');
@@ -109,12 +112,29 @@ export class RequestContext {
    * and remote agents count from it, so a nesting limit holds across servers.
    */
   readonly depth: number;
+  /**
+   * The live configuration items the request runs under (the tenant's over
+   * the app-wide ones), fixed for the turn: orchestrators read their task
+   * types, patterns, step rules and keywords from it, and fall back to their
+   * constructor options where it has none.
+   */
+  readonly config: ConfigView;
   readonly #memory: (scope: MemoryScope) => Memory;
   #signal: AbortSignal | (() => AbortSignal);
   #memories?: Partial<Record<MemoryScope, Memory>>;
 
-  constructor({ sessionId, requestId, userId, tenantId, signal, memory, depth = 0 }: RequestContextInit) {
+  constructor({
+    sessionId,
+    requestId,
+    userId,
+    tenantId,
+    signal,
+    memory,
+    depth = 0,
+    config = EMPTY_CONFIG,
+  }: RequestContextInit) {
     this.sessionId = sessionId;
+    this.config = config;
     this.depth = depth;
     this.requestId = requestId;
     this.userId = userId;

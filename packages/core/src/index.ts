@@ -5,6 +5,7 @@ export {
   rankByStats,
   reportsAgentStats,
 } from './agent-stats.js';
+export { type ConfigVersion, type ConfigView, EMPTY_CONFIG } from './config-view.js';
 export { RequestContext, type RequestContextInit, traceContextSlot } from './context.js';
 export {
   type Conversation,

@@ -1,12 +1,15 @@
 import {
   type AgentMeta,
   ConfigurationError,
+  type ConfigView,
   type Conversation,
   currentUserMessage,
   type Decision,
+  RequestContext,
   routeToUser,
   toolCall,
 } from '@switchboard/core';
+import type { KeywordsItem } from '@switchboard/runtime';
 import { clarifyingQuestion } from './clarification.js';
 import { describeScores, KeywordMatcher, type MatchScore } from './keyword-matcher.js';
 import { RoutingOrchestrator } from './routing-orchestrator.js';
@@ -39,7 +42,8 @@ export interface KeywordOrchestratorOptions {
  * words and `time` beats `times` on "time"; ties go to the agent declared first. With no
  * match the message goes to `fallbackAgent`, or the user gets a clarifying
  * question listing what the agents do. Keywords are compiled once, at
- * construction.
+ * construction, and once per change of the live configuration, where an
+ * agent's `keywords` item replaces its keywords (see `docs/configuration.md`).
  *
  * @example
  * ```ts
@@ -55,6 +59,9 @@ export class KeywordOrchestrator extends RoutingOrchestrator {
   /** The agent that gets unmatched messages, if any. */
   readonly fallbackAgent?: string;
   readonly #matcher: KeywordMatcher;
+  readonly #keywords: Readonly<Record<string, readonly string[]>>;
+  /** The matcher of each live configuration with `keywords` items, compiled once per configuration. */
+  readonly #configured = new WeakMap<ConfigView, KeywordMatcher>();
 
   constructor({
     name = 'keyword',
@@ -82,19 +89,48 @@ export class KeywordOrchestrator extends RoutingOrchestrator {
       });
     }
     this.fallbackAgent = fallbackAgent;
-    this.#matcher = new KeywordMatcher(
+    this.#keywords = keywords;
+    this.#matcher = this.#compile(() => undefined);
+  }
+
+  #compile(configured: (agent: string) => readonly string[] | undefined): KeywordMatcher {
+    return new KeywordMatcher(
       this.agents.map((agent) => ({
         name: agent.name,
-        keywords: keywords[agent.name] ?? agent.keywords ?? [],
+        keywords: configured(agent.name) ?? this.#keywords[agent.name] ?? agent.keywords ?? [],
       })),
     );
+  }
+
+  /**
+   * The matcher of the turn's live configuration: an agent's `keywords`
+   * item replaces its keywords (the constructor's, else its own).
+   */
+  #matcherNow(): KeywordMatcher {
+    const config = RequestContext.tryCurrent()?.config;
+    const items = config?.items('keywords');
+    if (!config || !items || items.size === 0) return this.#matcher;
+    let matcher = this.#configured.get(config);
+    if (!matcher) {
+      try {
+        matcher = this.#compile((agent) => (items.get(agent) as KeywordsItem | undefined)?.keywords);
+      } catch {
+        // A keyword without a word in it cannot match anything: the router keeps to its own keywords.
+        matcher = this.#matcher;
+      }
+      this.#configured.set(config, matcher);
+    }
+    return matcher;
   }
 
   /** The agents whose keywords match `text`, best first (ties in declared order). */
   score(text: string, candidates?: readonly AgentMeta[]): MatchScore[] {
     // The engine passes this.agents itself unless a turn narrows the candidates: no set to build then.
     const narrowed = candidates && candidates !== this.agents;
-    return this.#matcher.score(text, narrowed ? new Set(candidates.map((agent) => agent.name)) : undefined);
+    return this.#matcherNow().score(
+      text,
+      narrowed ? new Set(candidates.map((agent) => agent.name)) : undefined,
+    );
   }
 
   protected selectAgent(conversation: Conversation): Decision | Promise<Decision> {

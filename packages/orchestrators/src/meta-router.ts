@@ -4,6 +4,7 @@ import {
   type AgentMeta,
   annotateStep,
   ConfigurationError,
+  type ConfigView,
   type Conversation,
   currentUserMessage,
   type Decision,
@@ -17,11 +18,19 @@ import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchb
 import { z } from 'zod';
 import { routerConversation } from './llm-route-prompt.js';
 import { askForStructuredAnswer } from './llm-structured-output.js';
-import { type MetaRouteSchema, metaRouteSchema } from './meta-route-schema.js';
+import type { MetaRouteSchema } from './meta-route-schema.js';
+import {
+  checkTaskTypes,
+  configuredSetup,
+  type MetaRouterPattern,
+  type PatternEntry,
+  patternEntries,
+  type RouteSetup,
+  routeSetup,
+} from './meta-route-setup.js';
 import { type ChosenRoute, GENERAL_TASK, type TaskType, withFraming } from './meta-route-view.js';
 
-/** A pattern a {@link MetaRouter} may delegate to: an orchestrator, optionally with a text telling the model when it fits. */
-export type MetaRouterPattern = Orchestrator | { orchestrator: Orchestrator; whenToUse?: string };
+export type { MetaRouterPattern } from './meta-route-setup.js';
 
 /** What a {@link MetaRouteChooser} is given. */
 export interface MetaRouteInput {
@@ -68,13 +77,6 @@ export interface MetaRouterOptions extends LlmClientOptions {
   temperature?: number;
 }
 
-interface PatternEntry {
-  name: string;
-  orchestrator: Orchestrator;
-  whenToUse?: string;
-  agentNames: ReadonlySet<string>;
-}
-
 const DEFAULT_INSTRUCTIONS = "Classify the user's request as one of the task types below.";
 
 /** The choice a later hop of the same turn reads back, possibly on another replica. */
@@ -84,63 +86,6 @@ const StoredRouteSchema = z.object({
   taskType: z.string(),
   pattern: z.string(),
 });
-
-function patternEntries(
-  owner: string,
-  agents: readonly AgentMeta[],
-  patterns: Readonly<Record<string, MetaRouterPattern>>,
-): Map<string, PatternEntry> {
-  const known = new Set(agents.map((agent) => agent.name));
-  const entries = new Map<string, PatternEntry>();
-  for (const [name, value] of Object.entries(patterns ?? {})) {
-    const orchestrator = value && 'orchestrator' in value ? value.orchestrator : value;
-    if (typeof orchestrator?.decide !== 'function' || !Array.isArray(orchestrator.agents)) {
-      throw new ConfigurationError({
-        message: `${owner}: pattern '${name}' must be an orchestrator or { orchestrator, whenToUse? }`,
-      });
-    }
-    const unknown = orchestrator.agents.filter((agent) => !known.has(agent.name)).map((agent) => agent.name);
-    if (unknown.length > 0) {
-      throw new ConfigurationError({
-        message: `${owner}: pattern '${name}' uses agents the meta-router does not have: ${unknown.join(', ')}. Its agents: ${[...known].join(', ') || '(none)'}`,
-      });
-    }
-    const whenToUse = value && 'orchestrator' in value ? value.whenToUse : undefined;
-    entries.set(name, {
-      name,
-      orchestrator,
-      whenToUse,
-      agentNames: new Set(orchestrator.agents.map((agent) => agent.name)),
-    });
-  }
-  if (entries.size === 0) throw new ConfigurationError({ message: `${owner} needs at least one pattern` });
-  return entries;
-}
-
-function checkTaskTypes(owner: string, taskTypes: readonly TaskType[], patterns: Map<string, PatternEntry>) {
-  const seen = new Set<string>();
-  for (const type of taskTypes) {
-    if (typeof type?.name !== 'string' || type.name.trim() === '') {
-      throw new ConfigurationError({ message: `${owner}: every task type needs a name` });
-    }
-    if (seen.has(type.name)) {
-      throw new ConfigurationError({ message: `${owner}: two task types are named '${type.name}'` });
-    }
-    seen.add(type.name);
-    if (!Array.isArray(type.patterns) || type.patterns.length === 0) {
-      throw new ConfigurationError({
-        message: `${owner}: task type '${type.name}' needs at least one pattern`,
-      });
-    }
-    for (const pattern of type.patterns) {
-      if (!patterns.has(pattern)) {
-        throw new ConfigurationError({
-          message: `${owner}: task type '${type.name}' names the unknown pattern '${pattern}'. Patterns: ${[...patterns.keys()].join(', ')}`,
-        });
-      }
-    }
-  }
-}
 
 /**
  * Routes each turn in two steps: it picks a task type among the configured
@@ -156,6 +101,13 @@ function checkTaskTypes(owner: string, taskTypes: readonly TaskType[], patterns:
  * The pattern sees only its own agents (among the decision's candidates),
  * and the framing as a `user` message right after the turn's user message,
  * with `metadata.framing: true` (see {@link taskFramingOf}).
+ *
+ * **Live configuration.** `task-type` items (named after the task type)
+ * replace, add or disable task types, and `pattern` items narrow a
+ * pattern's agents, change its `whenToUse` or disable it, from the next
+ * turn on, on every replica (see `docs/configuration.md`); without items,
+ * the constructor's options hold. Prompts and schemas are built once per
+ * configuration.
  *
  * @example
  * ```ts
@@ -176,14 +128,21 @@ export class MetaRouter extends AbstractOrchestrator {
   readonly taskTypes: readonly TaskType[];
   readonly defaultPattern: string;
   readonly model?: string;
+  /** The names of its patterns (what `pattern` items and task types may name). */
+  readonly patternNames: readonly string[];
+  /** The orchestrators of its patterns. */
+  readonly patternOrchestrators: readonly Orchestrator[];
   readonly #patterns: Map<string, PatternEntry>;
+  readonly #givenTaskTypes: readonly TaskType[];
   readonly #choose?: MetaRouteChooser;
   readonly #client?: () => Promise<ChatClient>;
   readonly #historyWindow: number;
   readonly #maxRetries: number;
   readonly #temperature?: number;
-  readonly #taskSchema?: MetaRouteSchema;
-  readonly #patternSchemas = new Map<string, MetaRouteSchema>();
+  readonly #instructions?: string;
+  readonly #setup: RouteSetup;
+  /** The setup of each live configuration with task-type or pattern items, built once per configuration. */
+  readonly #configured = new WeakMap<ConfigView, RouteSetup>();
   readonly #memoryKey: string;
 
   constructor({
@@ -218,6 +177,11 @@ export class MetaRouter extends AbstractOrchestrator {
       patterns: [this.defaultPattern],
     };
     this.taskTypes = Object.freeze(taskTypes?.length ? [...taskTypes] : [general]);
+    this.#givenTaskTypes = taskTypes?.length ? this.taskTypes : [];
+    this.patternNames = Object.freeze([...this.#patterns.keys()]);
+    this.patternOrchestrators = Object.freeze(
+      [...this.#patterns.values()].map((entry) => entry.orchestrator),
+    );
     checkTaskTypes(owner, this.taskTypes, this.#patterns);
     if (choose !== undefined && typeof choose !== 'function') {
       throw new ConfigurationError({ message: `${owner}: choose must be a function` });
@@ -247,26 +211,39 @@ export class MetaRouter extends AbstractOrchestrator {
     if (!choose && model) {
       this.model = model;
       this.#client = clientResolver(owner, { client, apiKey, baseURL });
-      this.#taskSchema = metaRouteSchema('task_type', instructions, this.taskTypes);
-      for (const type of this.taskTypes) {
-        if (type.patterns.length < 2) continue;
-        const options = type.patterns.map((pattern) => ({
-          name: pattern,
-          whenToUse: this.#patterns.get(pattern)?.whenToUse,
-        }));
-        const framing = `The user's request is of the task type "${type.name}" (${type.description}). Choose the pattern that handles it best.`;
-        this.#patternSchemas.set(type.name, metaRouteSchema('pattern', framing, options));
-      }
+      this.#instructions = instructions;
     }
+    this.#setup = routeSetup(this.taskTypes, this.#patterns, this.#instructions);
+  }
+
+  /** The task types and patterns of the turn's live configuration (the constructor's without items). */
+  #setupOf(config: ConfigView | undefined): RouteSetup {
+    if (!config || (config.items('task-type').size === 0 && config.items('pattern').size === 0))
+      return this.#setup;
+    let setup = this.#configured.get(config);
+    if (!setup) {
+      setup = configuredSetup(
+        {
+          givenTaskTypes: this.#givenTaskTypes,
+          patterns: this.#patterns,
+          defaultPattern: this.defaultPattern,
+        },
+        config,
+        this.#instructions,
+      );
+      this.#configured.set(config, setup);
+    }
+    return setup;
   }
 
   protected async handleMessage(conversation: Conversation): Promise<Decision> {
+    const setup = this.#setupOf(RequestContext.tryCurrent()?.config);
     const route =
-      (conversation.hop > 0 ? await this.#recall(conversation) : undefined) ??
-      (await this.#decide(conversation));
+      (conversation.hop > 0 ? await this.#recall(conversation, setup) : undefined) ??
+      (await this.#decide(conversation, setup));
     annotateStep(conversation, { pattern: route.pattern });
-    const entry = this.#patterns.get(route.pattern)!;
-    const framing = this.taskTypes.find((type) => type.name === route.taskType)?.framing;
+    const entry = setup.patterns.get(route.pattern)!;
+    const framing = setup.taskTypes.find((type) => type.name === route.taskType)?.framing;
     return entry.orchestrator.decide({
       ...conversation,
       agents: conversation.agents.filter((agent) => entry.agentNames.has(agent.name)),
@@ -275,14 +252,17 @@ export class MetaRouter extends AbstractOrchestrator {
   }
 
   /** The choice made on the turn's first decision, read back from session memory. */
-  async #recall(conversation: Conversation): Promise<{ taskType: string; pattern: string } | undefined> {
+  async #recall(
+    conversation: Conversation,
+    setup: RouteSetup,
+  ): Promise<{ taskType: string; pattern: string } | undefined> {
     const memory = RequestContext.tryCurrent()?.getMemory('session');
     const stored = memory ? await memory.getContent(this.#memoryKey) : undefined;
     const parsed = stored?.success ? StoredRouteSchema.safeParse(stored.data) : undefined;
     if (
       parsed?.success &&
       parsed.data.turnId === conversation.turnId &&
-      this.#patterns.has(parsed.data.pattern)
+      setup.patterns.has(parsed.data.pattern)
     ) {
       return parsed.data;
     }
@@ -292,11 +272,11 @@ export class MetaRouter extends AbstractOrchestrator {
   }
 
   /** Makes, records and remembers the turn's choice. */
-  async #decide(conversation: Conversation): Promise<ChosenRoute> {
-    const route = await this.#makeChoice(conversation);
+  async #decide(conversation: Conversation, setup: RouteSetup): Promise<ChosenRoute> {
+    const route = await this.#makeChoice(conversation, setup);
     const candidates = {
-      taskTypes: this.taskTypes.map((type) => type.name),
-      patterns: [...this.#typeOf(route.taskType).patterns],
+      taskTypes: setup.taskTypes.map((type) => type.name),
+      patterns: [...this.#typeOf(setup, route.taskType).patterns],
     };
     const note: StepAnnotations = {
       pattern: route.pattern,
@@ -331,9 +311,9 @@ export class MetaRouter extends AbstractOrchestrator {
     return route;
   }
 
-  #typeOf(name: string): TaskType {
+  #typeOf(setup: RouteSetup, name: string): TaskType {
     return (
-      this.taskTypes.find((type) => type.name === name) ?? {
+      setup.taskTypes.find((type) => type.name === name) ?? {
         name,
         description: '',
         patterns: [this.defaultPattern],
@@ -350,26 +330,37 @@ export class MetaRouter extends AbstractOrchestrator {
     return type.patterns.includes(this.defaultPattern) ? this.defaultPattern : type.patterns[0]!;
   }
 
-  async #makeChoice(conversation: Conversation): Promise<ChosenRoute> {
-    if (this.#choose) return this.#chooseWith(this.#choose, conversation);
-    const [only] = this.taskTypes;
-    if (this.taskTypes.length === 1 && only && only.patterns.length === 1) {
+  async #makeChoice(conversation: Conversation, setup: RouteSetup): Promise<ChosenRoute> {
+    if (this.#choose) return this.#chooseWith(this.#choose, conversation, setup);
+    const [only] = setup.taskTypes;
+    if (setup.taskTypes.length === 1 && only && only.patterns.length === 1) {
       return { taskType: only.name, pattern: only.patterns[0]!, chooser: 'default' };
     }
-    return this.#chooseWithModel(conversation);
+    if (!this.#client)
+      return this.#fallback(
+        [
+          'the configuration has several task types or patterns, and the router has no model or choose function',
+        ],
+        'default',
+      );
+    return this.#chooseWithModel(conversation, setup);
   }
 
-  async #chooseWith(choose: MetaRouteChooser, conversation: Conversation): Promise<ChosenRoute> {
+  async #chooseWith(
+    choose: MetaRouteChooser,
+    conversation: Conversation,
+    setup: RouteSetup,
+  ): Promise<ChosenRoute> {
     let choice: MetaRouteChoice;
     try {
       choice = await choose({
         conversation,
         message: currentUserMessage(conversation).content,
-        taskTypes: this.taskTypes,
-        patterns: [...this.#patterns.values()].map(({ name, whenToUse, orchestrator }) => ({
+        taskTypes: setup.taskTypes,
+        patterns: [...setup.patterns.values()].map(({ name, whenToUse, agentNames }) => ({
           name,
           whenToUse,
-          agents: orchestrator.agents.map((agent) => agent.name),
+          agents: [...agentNames],
         })),
       });
     } catch (error) {
@@ -378,7 +369,7 @@ export class MetaRouter extends AbstractOrchestrator {
         'function',
       );
     }
-    const type = this.taskTypes.find((candidate) => candidate.name === choice?.taskType);
+    const type = setup.taskTypes.find((candidate) => candidate.name === choice?.taskType);
     if (!type)
       return this.#fallback(
         [`choose returned the unknown task type '${String(choice?.taskType)}'`],
@@ -396,7 +387,7 @@ export class MetaRouter extends AbstractOrchestrator {
     return route;
   }
 
-  async #chooseWithModel(conversation: Conversation): Promise<ChosenRoute> {
+  async #chooseWithModel(conversation: Conversation, setup: RouteSetup): Promise<ChosenRoute> {
     // Outside the try: a missing `openai` package is a configuration error, not a case for the fallback.
     const client = await this.#client!();
     const history = routerConversation(conversation, this.#historyWindow);
@@ -414,14 +405,14 @@ export class MetaRouter extends AbstractOrchestrator {
       return answer;
     };
     try {
-      const typeAnswer = await ask(this.#taskSchema!);
-      const type = this.taskTypes.find((candidate) => candidate.name === typeAnswer.value?.choice);
+      const typeAnswer = await ask(setup.taskSchema!);
+      const type = setup.taskTypes.find((candidate) => candidate.name === typeAnswer.value?.choice);
       if (!type) return this.#fallback(typeAnswer.problems, 'model');
       const route: ChosenRoute = { taskType: type.name, pattern: type.patterns[0]!, chooser: 'model' };
       if (typeAnswer.value?.rationale) route.rationale = typeAnswer.value.rationale;
       if (typeAnswer.value?.confidence !== undefined) route.confidence = typeAnswer.value.confidence;
       const problems = [...typeAnswer.problems];
-      const patternSchema = this.#patternSchemas.get(type.name);
+      const patternSchema = setup.patternSchemas.get(type.name);
       if (patternSchema) {
         const patternAnswer = await ask(patternSchema);
         problems.push(...patternAnswer.problems);

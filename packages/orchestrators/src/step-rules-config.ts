@@ -1,4 +1,5 @@
 import { ConfigurationError, type Conversation } from '@switchboard/core';
+import { matchesAgent } from '@switchboard/runtime';
 import { z } from 'zod';
 
 /**
@@ -116,15 +117,8 @@ const StepsSchema = z.array(StepSchema).min(1, 'at least one step is needed');
 type ParsedStep = z.infer<typeof StepSchema>;
 type ParsedCondition = z.infer<typeof ConditionSchema>;
 
-/** True when `pattern` (a name, or a pattern with `*`) matches `name`. */
-export function matchesAgent(pattern: string, name: string): boolean {
-  if (!pattern.includes('*')) return pattern === name;
-  const source = pattern
-    .split('*')
-    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`).test(name);
-}
+/** True when `pattern` (a name, or a pattern with `*`) matches `name`; the runtime's check of config items uses it too. */
+export { matchesAgent };
 
 /**
  * Parses and checks step rules against the agents they govern: every name

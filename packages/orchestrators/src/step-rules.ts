@@ -3,6 +3,7 @@ import {
   type AgentMeta,
   annotateStep,
   ConfigurationError,
+  type ConfigView,
   type Conversation,
   createId,
   type Decision,
@@ -17,6 +18,7 @@ import {
   type ToolMessage,
   UnknownAgentError,
 } from '@switchboard/core';
+import type { StepRulesItem } from '@switchboard/runtime';
 import { refusalText, StepRefusedError } from './step-refused-error.js';
 import { type CompiledStep, compileSteps, type StepRule } from './step-rules-config.js';
 import {
@@ -65,6 +67,8 @@ export class StepRulesOrchestrator extends AbstractOrchestrator {
   /** How many of the session's latest successful calls the conditions look at. */
   readonly recentWindow: number;
   readonly #steps: readonly CompiledStep[];
+  /** The steps of each live configuration with this wrapper's `step-rules` item, compiled once per configuration. */
+  readonly #configured = new WeakMap<ConfigView, readonly CompiledStep[]>();
 
   constructor(
     inner: Orchestrator,
@@ -88,13 +92,15 @@ export class StepRulesOrchestrator extends AbstractOrchestrator {
   }
 
   protected async handleMessage(conversation: Conversation): Promise<Decision> {
-    const memory = RequestContext.tryCurrent()?.getMemory('session');
+    const context = RequestContext.tryCurrent();
+    const steps = this.#stepsOf(context?.config);
+    const memory = context?.getMemory('session');
     const loaded = await this.#load(memory);
     if (isErrorMessage(loaded)) return loaded;
     const before = loaded ?? FRESH_STATE;
-    const previous = this.#steps.find((step) => step.name === before.activeStep);
+    const previous = steps.find((step) => step.name === before.activeStep);
     const counted = applyReplies(before, latestToolResults(conversation), previous, this.recentWindow);
-    const { step, reason, state } = chooseStep(this.#steps, counted, conversation, {
+    const { step, reason, state } = chooseStep(steps, counted, conversation, {
       newSession: loaded === undefined,
     });
     const allowed = allowedAgents(step, state.sequenceIndex, conversation.agents);
@@ -132,6 +138,31 @@ export class StepRulesOrchestrator extends AbstractOrchestrator {
     const refusedAgain = refusedCalls(retried, conversation.agents, allowed);
     if (refusedAgain.length === 0) return retried;
     return { error: new StepRefusedError({ ...refusal, agents: refusedAgain.map((call) => call.agent) }) };
+  }
+
+  /**
+   * The steps of the turn's live configuration: this wrapper's `step-rules`
+   * item (named after it) replaces the steps it was built with; an item
+   * that no longer fits the agents leaves them in place.
+   */
+  #stepsOf(config: ConfigView | undefined): readonly CompiledStep[] {
+    const item = config?.get('step-rules', this.name) as StepRulesItem | undefined;
+    if (!config || !item) return this.#steps;
+    let steps = this.#configured.get(config);
+    if (!steps) {
+      try {
+        steps = compileSteps(
+          `Step rules '${this.name}'`,
+          item.steps,
+          this.agents.map((agent) => agent.name),
+          this.recentWindow,
+        );
+      } catch {
+        steps = this.#steps;
+      }
+      this.#configured.set(config, steps);
+    }
+    return steps;
   }
 
   /** The session's stored state; `undefined` for a new session (or without a request context); an error when memory fails. */

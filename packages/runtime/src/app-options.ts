@@ -14,6 +14,7 @@ import type { InMemoryTurnQueue } from './background/in-memory-turn-queue.js';
 import type { BudgetCounters } from './budgets/budget-counters.js';
 import type { BudgetOptions } from './budgets/budget-options.js';
 import type { CallbackSender } from './callbacks/callback-sender.js';
+import type { ConfigStore } from './config/config-store.js';
 import type { TurnEvent } from './engine/events.js';
 import type { ConcurrencyPolicy, TurnOptions } from './engine/turn-engine.js';
 import type { SweeperOptions, TurnSweeper } from './engine/turn-sweeper.js';
@@ -116,6 +117,12 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   budgets?: BudgetOptions;
   /** Where session and tenant spending is counted (default: this process; `createRedisStores` gives counters every replica shares). */
   budgetCounters?: BudgetCounters;
+  /**
+   * Where the live configuration items live, see {@link App.config}
+   * (default: this process; `createRedisStores` gives one shared by every
+   * replica, which tells each replica of every change).
+   */
+  configStore?: ConfigStore;
   /** Flushed and shut down by `close()`, e.g. the result of `setupTracing()`. */
   tracing?: Shutdownable;
   /**

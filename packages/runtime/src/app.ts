@@ -33,6 +33,11 @@ import type { BackgroundTurns, QueuedTurnReceipt } from './background/background
 import type { Schedules } from './background/schedules.js';
 import { appBudgets } from './budgets/app-budgets.js';
 import { checkBudgetOptions } from './budgets/budget-options.js';
+import { ConfigAdmin } from './config/config-admin.js';
+import { ConfigCache } from './config/config-cache.js';
+import { configNamesOf } from './config/config-names.js';
+import type { ConfigStore } from './config/config-store.js';
+import { InMemoryConfigStore } from './config/in-memory-config-store.js';
 import { TraceNaming } from './engine/trace-labels.js';
 import {
   type ApprovalResolution,
@@ -103,6 +108,15 @@ export class App {
   readonly events: TurnEventLog | undefined;
   /** What the app logs through (see {@link AppOptions.logger}); yours too. */
   readonly logger: Logger;
+  /**
+   * The live configuration: task types, patterns, step rules, keywords and
+   * profiles as validated, versioned items per tenant, which the
+   * orchestrators read on every turn (see `docs/configuration.md`); served
+   * at `/v1/config`.
+   */
+  readonly config: ConfigAdmin;
+  readonly #configStore: ConfigStore;
+  readonly #configCache: ConfigCache;
   readonly #options: AppOptions;
   readonly #agentsByName: ReadonlyMap<string, Agent>;
   readonly #inFlight = new Set<PromiseLike<unknown>>();
@@ -139,6 +153,11 @@ export class App {
     this.memory = memoryStore ?? new InMemoryMemoryStore();
     this.events = options.eventLog === false ? undefined : (options.eventLog ?? new InMemoryTurnEventLog());
     this.#rateLimiter = options.rateLimiter ?? new InMemoryRateLimiter();
+    this.#configStore = options.configStore ?? new InMemoryConfigStore();
+    this.#configCache = new ConfigCache(this.#configStore);
+    this.config = new ConfigAdmin(this.#configStore, this.#configCache, () =>
+      configNamesOf(this.#agentsByName.keys(), this.#orchestrator),
+    );
     if (options.cors) checkCorsOptions(options.cors);
     // A trusted proxy that is neither an address nor a range fails now rather than at mount.
     clientAddressOf(options.rateLimit?.trustedProxies);
@@ -201,6 +220,7 @@ export class App {
           : undefined,
         naming: new TraceNaming(this.name, instance.name, this.#options.traceTags),
         eventLog: this.events,
+        config: this.#configCache,
       },
       this.#options,
     );
@@ -251,6 +271,7 @@ export class App {
         metrics: this.#metrics,
         httpMetrics: recording ? new HttpMetrics(meter) : undefined,
         usage: budgets && ((tenantId, sessionId, totals) => budgets.report(tenantId, sessionId, totals)),
+        config: this.config,
       },
       this.#options,
     );
@@ -451,6 +472,7 @@ export class App {
       await Promise.allSettled([...this.#inFlight, draining]);
       clearTimeout(grace);
       this.#engine?.close();
+      this.#configCache.close();
       // Followers of turns' streams end now, or the server would wait for them to stop listening.
       const events = this.events?.close?.();
       await listening;
@@ -459,6 +481,7 @@ export class App {
         this.memory.close?.(),
         this.#rateLimiter.close?.(),
         this.#options.budgetCounters?.close?.(),
+        this.#configStore.close?.(),
         events,
         this.#background?.close(this.#options.closeGraceMs),
         this.#options.tracing?.shutdown(),

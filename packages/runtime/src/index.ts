@@ -123,6 +123,48 @@ export {
   type ModelCallTicket,
 } from './budgets/turn-budget.js';
 export * from './callbacks/index.js';
+export {
+  ConfigAdmin,
+  type ConfigDiff,
+  type ConfigListing,
+  type ConfigTarget,
+  type ConfigWriteOptions,
+} from './config/config-admin.js';
+export { matchesAgent } from './config/config-checks.js';
+export type { ConfigDifference } from './config/config-diff.js';
+export { ConfigVersionConflictError } from './config/config-errors.js';
+export {
+  CONFIG_ITEM_SCHEMAS,
+  CONFIG_ITEM_TYPES,
+  type ConfigItemType,
+  type ConfigItemValues,
+  type KeywordsItem,
+  KeywordsItemSchema,
+  MAX_COMMENT_LENGTH,
+  MAX_ITEM_BYTES,
+  MAX_ITEMS_PER_SCOPE,
+  MAX_VERSIONS_KEPT,
+  type PatternItem,
+  PatternItemSchema,
+  type ProfileItem,
+  ProfileItemSchema,
+  type StepRulesItem,
+  StepRulesItemSchema,
+  type TaskTypeItem,
+  TaskTypeItemSchema,
+} from './config/config-items.js';
+export {
+  type ConfigChange,
+  type ConfigEntry,
+  type ConfigRefusal,
+  type ConfigScope,
+  type ConfigSnapshot,
+  type ConfigStore,
+  type ConfigStoreLimits,
+  type ConfigWriteResult,
+  configScope,
+} from './config/config-store.js';
+export { InMemoryConfigStore } from './config/in-memory-config-store.js';
 export type { TurnEvent, TurnEventBody, TurnEventType } from './engine/events.js';
 export type {
   ApprovalResolution,

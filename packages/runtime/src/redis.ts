@@ -7,6 +7,7 @@
  */
 import type { Cluster, Redis } from 'ioredis';
 import { RedisBudgetCounters } from './budgets/redis-budget-counters.js';
+import { RedisConfigStore } from './stores/redis/redis-config-store.js';
 import {
   createRedisClient,
   existingClient,
@@ -25,6 +26,7 @@ export {
   type MigrateSessionMemoryResult,
   migrateSessionMemory,
 } from './stores/redis/migrate-session-memory.js';
+export { RedisConfigStore } from './stores/redis/redis-config-store.js';
 export {
   createRedisClient,
   type RedisSource,
@@ -51,7 +53,7 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   events?: Pick<RedisTurnEventLogOptions, 'maxEventsPerTurn' | 'retentionMs'>;
 }
 
-/** A session store, a memory store and a rate limiter sharing one connection. */
+/** A session store, a memory store, a rate limiter, an event log and a config store sharing one connection. */
 export interface RedisStores {
   sessionStore: RedisSessionStore;
   memoryStore: RedisMemoryStore;
@@ -61,10 +63,12 @@ export interface RedisStores {
   eventLog: RedisTurnEventLog;
   /** Counts model spending per session and tenant across replicas (used with the app's `budgets`). */
   budgetCounters: RedisBudgetCounters;
+  /** Keeps the live configuration items, and tells every replica of each change (see `docs/configuration.md`). */
+  configStore: RedisConfigStore;
 }
 
 /**
- * Creates the Redis stores (sessions, memory, rate limits, turn events) over one
+ * Creates the Redis stores (sessions, memory, rate limits, turn events, configuration) over one
  * connection. From a URL, options or a Redis Cluster's nodes, they share a
  * new client that the last `close()` quits; a client or `Cluster` you pass
  * stays yours to quit. On a Cluster every script touches the keys of one
@@ -97,7 +101,7 @@ export function createRedisStores(
   let shared = existingClient(source);
   if (!shared) {
     shared = createRedisClient(source as Exclude<RedisSource, Redis | Cluster>, { commandTimeoutMs });
-    shareOwnership(shared, 5);
+    shareOwnership(shared, 6);
   }
   return {
     sessionStore: new RedisSessionStore(shared, {
@@ -118,5 +122,6 @@ export function createRedisStores(
     rateLimiter: new RedisRateLimiter(shared, { keyPrefix, commandTimeoutMs }),
     eventLog: new RedisTurnEventLog(shared, { keyPrefix, commandTimeoutMs, ...events }),
     budgetCounters: new RedisBudgetCounters(shared, { keyPrefix, commandTimeoutMs }),
+    configStore: new RedisConfigStore(shared, { keyPrefix, commandTimeoutMs }),
   };
 }

@@ -13,11 +13,21 @@
  * - `sessions:read`: list and read sessions (and `GET /v1/responses/:id`).
  * - `sessions:delete`: delete sessions, and a user's data.
  * - `approvals:decide`: approve or reject (subject to the app's `approvers`).
+ * - `config:read`: read the tenant's live configuration items and their versions (`GET /v1/config…`).
+ * - `config:write`: also change them: put, delete, roll back (`config:read` included).
  */
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
 /** Every scope, for checking configuration. */
-export const KEY_SCOPES = ['chat', 'sessions:read', 'sessions:delete', 'approvals:decide', 'admin'] as const;
+export const KEY_SCOPES = [
+  'chat',
+  'sessions:read',
+  'sessions:delete',
+  'approvals:decide',
+  'config:read',
+  'config:write',
+  'admin',
+] as const;
 
 /** The scopes of a key bound to a user that names none: its own conversations, not approvals. */
 export const DEFAULT_USER_SCOPES: readonly KeyScope[] = ['chat', 'sessions:read', 'sessions:delete'];

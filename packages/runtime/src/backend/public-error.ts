@@ -14,6 +14,7 @@ const STATUS_BY_CODE: Record<string, ContentfulStatusCode> = {
   approval_forbidden: 403,
   not_found: 404,
   session_busy: 409,
+  version_conflict: 409,
   approval_pending: 409,
   approval_resolved: 409,
   approval_expired: 409,
@@ -54,9 +55,11 @@ function extraFields(error: SwitchboardError): Record<string, unknown> | undefin
     approvalIds?: readonly string[];
     turnId?: string;
     outcome?: string;
+    currentVersion?: number;
   };
   if (error.code === 'insufficient_scope') return { scope: fields.scope };
   if (error.code === 'approval_forbidden') return { reason: fields.reason };
+  if (error.code === 'version_conflict') return { currentVersion: fields.currentVersion };
   if (error.code === 'approval_pending')
     return { approvalIds: [...(fields.approvalIds ?? [])], turnId: fields.turnId };
   if (error.code === 'store_unavailable' && fields.outcome) {

@@ -85,9 +85,10 @@ function switchProfile(parts: LoopParts, turn: TurnState, decision: Decision): D
   const { recorder } = turn;
   const name = recorder.profileName as string;
   recorder.profileName = undefined;
-  const limits = parts.profiles.get(name);
+  const profiles = parts.profiles.withConfig(turn.runtime.requestContext.config);
+  const limits = profiles.get(name);
   if (!limits) {
-    const known = parts.profiles.names.join(', ');
+    const known = profiles.names.join(', ');
     return {
       error: new OrchestratorError({
         orchestrator: parts.orchestrator.name,

@@ -1,6 +1,7 @@
 import {
   BUILT_IN_PROFILES,
   ConfigurationError,
+  type ConfigView,
   type StrategyProfile,
   type TurnLimits,
   ValidationError,
@@ -22,6 +23,11 @@ const WHOLE_NUMBERS = [
  */
 export class Profiles {
   readonly #byName: ReadonlyMap<string, TurnLimits>;
+  readonly #custom: Readonly<Record<string, StrategyProfile>>;
+  readonly #defaultProfile: string | undefined;
+  readonly #requestProfiles: readonly string[] | undefined;
+  /** The profiles with each configuration's `profile` items, made once per configuration. */
+  readonly #configured = new WeakMap<ConfigView, Profiles>();
   /** The limits of a turn that asks for none; undefined when the app has no default profile. */
   readonly default: TurnLimits | undefined;
   /** The profiles a request may ask for (`metadata.profile`). */
@@ -33,6 +39,9 @@ export class Profiles {
     defaultProfile?: string,
     requestProfiles?: readonly string[],
   ) {
+    this.#custom = custom;
+    this.#defaultProfile = defaultProfile;
+    this.#requestProfiles = requestProfiles;
     const byName = new Map<string, TurnLimits>(Object.entries(BUILT_IN_PROFILES));
     for (const [name, profile] of Object.entries(custom)) byName.set(name, resolve(name, profile));
     this.#byName = byName;
@@ -51,6 +60,23 @@ export class Profiles {
           message: `requestProfiles names '${name}', which is not one of the app's profiles: ${this.names.join(', ')}`,
         });
     }
+  }
+
+  /**
+   * These profiles with the configuration's `profile` items over them (an
+   * item replaces the profile of its name, or adds one); these profiles
+   * themselves when it has none.
+   */
+  withConfig(config: ConfigView): Profiles {
+    const items = config.items('profile');
+    if (items.size === 0) return this;
+    let configured = this.#configured.get(config);
+    if (!configured) {
+      const custom = { ...this.#custom, ...(Object.fromEntries(items) as Record<string, StrategyProfile>) };
+      configured = new Profiles(custom, this.#defaultProfile, this.#requestProfiles);
+      this.#configured.set(config, configured);
+    }
+    return configured;
   }
 
   /** The limits a new turn runs under: the profile its request asks for (`asked`, only a requestable one), else the default. */

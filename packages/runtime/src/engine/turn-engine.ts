@@ -1,14 +1,18 @@
 import {
   type AgentStatsTable,
+  type ConfigView,
   createId,
+  EMPTY_CONFIG,
   type Orchestrator,
   RequestContext,
   reportsAgentStats,
 } from '@switchboard/core';
 import type { Agent } from '../agents/agent-contract.js';
 import type { Budgets } from '../budgets/budgets.js';
+import type { ConfigCache } from '../config/config-cache.js';
 import type { Logger } from '../logging/logger.js';
 import type { EngineMetrics } from '../metrics/engine-metrics.js';
+import { isPromiseLike } from '../promise-like.js';
 import { bindMemory, memoryNamespace } from '../stores/memory-binding.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionStore } from '../stores/session-store.js';
@@ -63,6 +67,8 @@ interface EngineParts {
   eventLog: TurnEventLog | undefined;
   /** The app's spending budgets, if it has any. */
   budgets?: Budgets;
+  /** The live configuration each turn runs under (none: every turn sees no item). */
+  config?: ConfigCache;
 }
 
 /** Who a request is for: the parts of a request every entry point has. */
@@ -187,10 +193,10 @@ export class TurnEngine {
       views: this.#views,
       hold: this.#hold,
       contextFor: (
-        { sessionId, tenantId, requestId, depth }: RequestContext,
+        { sessionId, tenantId, requestId, depth, config }: RequestContext,
         userId: string | undefined,
         control: TurnControl,
-      ) => this.#requestContext({ sessionId, tenantId, requestId, depth, userId }, control),
+      ) => this.#requestContext({ sessionId, tenantId, requestId, depth, userId }, control, config),
     };
     this.#resumption = new TurnResumption(shared);
     this.#opening = new TurnOpening({
@@ -225,9 +231,20 @@ export class TurnEngine {
    * step had to wait; the result itself (or a synchronous throw) when none did.
    */
   run(request: TurnRequest): TurnResult | Promise<TurnResult> {
+    // The configuration is fixed for the turn: at once from the cache, or loaded first when it is behind.
+    const config = this.#configOf(request.tenantId);
+    if (isPromiseLike(config)) return config.then((view) => this.#runWith(request, view));
+    return this.#runWith(request, config);
+  }
+
+  #runWith(request: TurnRequest, config: ConfigView): TurnResult | Promise<TurnResult> {
     const control = new TurnControl(request.sessionId, this.#parts.signal);
-    const context = this.#requestContext(request, control);
+    const context = this.#requestContext(request, control, config);
     return RequestContext.run(context, () => runSteps(this.#opening.chat(request, context, control)));
+  }
+
+  #configOf(tenantId: string | undefined): ConfigView | Promise<ConfigView> {
+    return this.#parts.config?.viewOf(tenantId) ?? EMPTY_CONFIG;
   }
 
   /** Resolves one approval; when it was the last pending one, the turn continues here. */
@@ -254,7 +271,7 @@ export class TurnEngine {
     if (tenantId !== undefined) caller.tenantId = tenantId;
     if (record.userId !== undefined) caller.userId = record.userId;
     const control = new TurnControl(sessionId, this.#parts.signal);
-    const context = this.#requestContext(caller, control);
+    const context = this.#requestContext(caller, control, await this.#configOf(tenantId));
     return RequestContext.run(context, () =>
       runSteps(this.#resumption.recover(sessionId, tenantId, waitMs, context, control)),
     );
@@ -290,14 +307,14 @@ export class TurnEngine {
     caller: Caller,
     steps: (context: RequestContext, control: TurnControl) => Steps<TurnResult>,
   ): Promise<TurnResult> {
-    const control = new TurnControl(caller.sessionId, this.#parts.signal);
-    const context = this.#requestContext(caller, control);
-    return new Promise((resolve) =>
-      resolve(RequestContext.run(context, () => runSteps(steps(context, control)))),
-    );
+    return Promise.resolve(this.#configOf(caller.tenantId)).then((config) => {
+      const control = new TurnControl(caller.sessionId, this.#parts.signal);
+      const context = this.#requestContext(caller, control, config);
+      return RequestContext.run(context, () => runSteps(steps(context, control)));
+    });
   }
 
-  #requestContext(caller: Caller, control: TurnControl): RequestContext {
+  #requestContext(caller: Caller, control: TurnControl, config: ConfigView): RequestContext {
     const { memory } = this.#parts;
     const { sessionId, userId, tenantId } = caller;
     const owner = { sessionId, userId, tenantId };
@@ -307,6 +324,7 @@ export class TurnEngine {
       tenantId,
       requestId: caller.requestId ?? createId('req'),
       ...(caller.depth ? { depth: caller.depth } : {}),
+      config,
       signal: () => control.signal,
       memory: (scope) =>
         bindMemory(memory, scope, memoryNamespace(scope, owner), {

@@ -105,7 +105,8 @@ export class TurnOpening {
     const { guards, options } = loopParts;
     const { sessionId, userId, tenantId } = request;
     const sessions = views.of(tenantId);
-    const limits = loopParts.profiles.forRequest(request.metadata?.profile);
+    const { config } = requestContext;
+    const limits = loopParts.profiles.withConfig(config).forRequest(request.metadata?.profile);
     const trace = TraceNaming.fromMetadata(request.metadata);
     // The input guardrails run before anything else sees the message: what they let through is all that is
     // stored, traced, streamed and routed.
@@ -146,6 +147,7 @@ export class TurnOpening {
     );
     turn.limits = limits;
     turn.userId = userId;
+    if (config.version.app > 0 || (config.version.tenant ?? 0) > 0) turn.configVersion = config.version;
     if (request.directCall) turn.direct = request.directCall;
     // In the same tick as the turn's first store call: with Redis, one round trip carries both.
     this.#parts.memoryRenewal?.renew(

@@ -81,7 +81,7 @@ export class TurnResumption {
       });
     }
     // A profile the app no longer has gives way to its default.
-    const { profiles } = loopParts;
+    const profiles = loopParts.profiles.withConfig(requestContext.config);
     turn.limits = (record.profile && profiles.get(record.profile)) || profiles.default;
     return turn;
   }

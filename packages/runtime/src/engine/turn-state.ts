@@ -1,5 +1,6 @@
 import type { Context, Span } from '@opentelemetry/api';
 import {
+  type ConfigVersion,
   createId,
   type GuardrailBlockedError,
   type MessageItem,
@@ -145,6 +146,8 @@ export class TurnState {
   escalation: string | undefined;
   /** The limits of the turn's strategy profile, when the app uses profiles. */
   limits: TurnLimits | undefined;
+  /** The live configuration's versions the turn started under, when any item was ever set. */
+  configVersion: ConfigVersion | undefined;
   /** Set when the turn's answer waits for (or was given) a person's approval: that approval's id. */
   answerApprovalId: string | undefined;
   /** Set when the request named the agent to call: the orchestrator is not asked (see `TurnRequest.directCall`). */
@@ -220,6 +223,7 @@ export class TurnState {
     if (this.part !== undefined) record.part = this.part;
     if (this.usage) record.usage = this.usage;
     if (this.limits) record.profile = this.limits.profile;
+    if (this.configVersion) record.configVersion = this.configVersion;
     if (this.userId !== undefined) record.userId = this.userId;
     return record;
   }
@@ -286,6 +290,7 @@ export class TurnState {
     state.part = record.part;
     state.usage = record.usage;
     state.userId = record.userId;
+    state.configVersion = record.configVersion;
     const from = Math.max(0, index - window);
     state.messages = history.slice(from);
     state.turnStart = index - from;

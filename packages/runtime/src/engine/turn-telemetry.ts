@@ -57,6 +57,10 @@ export function startPart(
     keyName: turn.runtime.keyName,
   });
   turn.span = span;
+  // The configuration this part runs under, so that a routing change can be traced to the change that made it.
+  const { version } = requestContext.config;
+  if (version.app > 0) span.setAttribute('switchboard.config.app_version', version.app);
+  if (version.tenant) span.setAttribute('switchboard.config.tenant_version', version.tenant);
   turn.turnContext = withSpan(otelContext.active(), span);
   // Each part numbers its events anew, after the previous part's (stored with the turn's next write).
   turn.part = nextPart(turn.part);

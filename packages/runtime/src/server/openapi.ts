@@ -1,6 +1,7 @@
 import type { AgentMeta } from '@switchboard/core';
 import { z } from 'zod';
 import { backgroundPaths, queuedTurnResponse } from './background-openapi.js';
+import { configPaths } from './config-openapi.js';
 import { openAiPaths } from './openai-openapi.js';
 import {
   AgentsResponseSchema,
@@ -229,6 +230,7 @@ export function buildOpenApiDocument({
       ...usagePaths(),
       ...backgroundPaths(scheduleRequest),
       ...openAiPaths(),
+      ...configPaths(),
     },
     ...(Object.keys(agentSchemas).length > 0 ? { components: { schemas: agentSchemas } } : {}),
   };

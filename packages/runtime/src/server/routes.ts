@@ -11,6 +11,7 @@ import type { A2aOptions } from '../a2a/a2a-options.js';
 import { checkSessionOwner, requireScope, withAccessChecks } from '../backend/access-checks.js';
 import type { ApproversPolicy } from '../backend/approvers.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import type { ConfigAdmin } from '../config/config-admin.js';
 import type { TurnEvent } from '../engine/events.js';
 import type { ApprovalResolution, TurnRequest } from '../engine/turn-engine.js';
 import type { HttpMetrics } from '../metrics/http-metrics.js';
@@ -20,6 +21,7 @@ import type { RateLimiter } from '../stores/rate-limiter.js';
 import { mountA2a } from './a2a-mount.js';
 import { accessControl, principalOf, type RateLimitOptions } from './access.js';
 import { cancelQueuedTurn, mountTurnStatus, queueTurn } from './background-routes.js';
+import { mountConfigRoutes } from './config-routes.js';
 import { type ConsoleOptions, mountConsole } from './console-ui.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
 import { type DocsOptions, mountDocs } from './docs-ui.js';
@@ -57,6 +59,8 @@ export interface HttpBackend extends ServerBackend {
   approvers?: ApproversPolicy;
   /** Spending against the budgets, for `GET /v1/usage` (none: the app has no budgets). */
   usage?: UsageBackend['usage'];
+  /** The live configuration, served at `/v1/config` (off without it). */
+  config?: ConfigAdmin;
 }
 
 /** HTTP limits. */
@@ -367,6 +371,8 @@ export function createRoutes(
     return c.json(await backend.deleteUser(userId, principal?.tenantId));
   });
 
+  const configRoutes = backend.config ? mountConfigRoutes(app, backend.config, limited) : {};
+
   // Last: only methods no route above answered reach these.
   refuseOtherMethods(app, {
     '/v1/chat': ['POST'],
@@ -389,6 +395,7 @@ export function createRoutes(
     ...metricsRoutes,
     ...a2aRoutes,
     ...mcpRoutes,
+    ...configRoutes,
   });
   return app;
 }

@@ -14,15 +14,12 @@ import { BackgroundUnavailableError } from '../background/background-errors.js';
 import { MIN_SCHEDULE_EVERY_MS, type ScheduleRequest } from '../background/schedules.js';
 import { principalOf } from './access.js';
 import { parseJsonBody, parseOrThrow } from './http-errors.js';
-import { MetadataSchema, SessionIdSchema, TurnIdSchema } from './schemas.js';
+import { MetadataSchema, messageSchema, SessionIdSchema, TurnIdSchema } from './schemas.js';
 
 /** Builds the `POST /v1/schedules` body schema for a maximum message length. */
 export function scheduleRequestSchema(maxMessageLength: number) {
   return z.strictObject({
-    message: z
-      .string({ error: 'message is required and must be a string' })
-      .min(1, 'message must not be empty')
-      .max(maxMessageLength, `message must be at most ${maxMessageLength} characters`),
+    message: messageSchema(maxMessageLength),
     every: z
       .number()
       .int()

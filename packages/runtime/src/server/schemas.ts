@@ -41,13 +41,18 @@ export const MetadataSchema = z.record(z.string(), z.unknown()).superRefine((met
   if (problem) context.addIssue({ code: 'custom', message: problem.message });
 });
 
+/** A request's `message`: a non-empty string of at most `maxMessageLength` characters. */
+export function messageSchema(maxMessageLength: number) {
+  return z
+    .string({ error: 'message is required and must be a string' })
+    .min(1, 'message must not be empty')
+    .max(maxMessageLength, `message must be at most ${maxMessageLength} characters`);
+}
+
 /** Builds the `POST /v1/chat` body schema for a maximum message length (once, at start-up). */
 export function chatRequestSchema(maxMessageLength: number) {
   return z.strictObject({
-    message: z
-      .string({ error: 'message is required and must be a string' })
-      .min(1, 'message must not be empty')
-      .max(maxMessageLength, `message must be at most ${maxMessageLength} characters`),
+    message: messageSchema(maxMessageLength),
     sessionId: SessionIdSchema.optional(),
     userId: z.string().min(1).max(256).optional(),
     /** At most {@link MAX_METADATA_DEPTH} levels deep and {@link MAX_METADATA_BYTES} bytes as JSON. */

@@ -1,11 +1,15 @@
-import { NotFoundError } from '@switchboard/core';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createId, NotFoundError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { requireScope } from '../backend/access-checks.js';
 import type { ServerBackend } from '../backend/server-backend.js';
 import { findStoredTurn, followTurnEvents, MAX_FOLLOWERS, type TurnFollow } from '../backend/turn-follow.js';
+import type { TurnEventBody } from '../engine/events.js';
+import type { SessionStore } from '../stores/session-store.js';
 import type { TurnLogKey } from '../stores/turn-event-log.js';
 import { parseEventId } from '../turns/event-ids.js';
+import type { TurnRecord, TurnStatus } from '../turns/turn-record.js';
 import { principalOf } from './access.js';
 import { errorResponse, parseOrThrow } from './http-errors.js';
 import { SessionIdSchema, TurnIdSchema } from './schemas.js';
@@ -31,7 +35,7 @@ export function turnEventsPath(sessionId: string, turnId: string): string {
  */
 export function mountTurnEvents(
   app: Hono,
-  backend: Pick<ServerBackend, 'events' | 'sessionsOf' | 'isClosing'>,
+  backend: Pick<ServerBackend, 'events' | 'sessionsOf' | 'isClosing' | 'background'>,
 ): void {
   let followers = 0;
   app.get('/v1/sessions/:id/turns/:turnId/events', async (c) => {
@@ -52,8 +56,33 @@ export function mountTurnEvents(
     if (!log) return errorResponse(c, 404, 'events_not_kept', 'This server keeps no turn events');
     const sessions = backend.sessionsOf(principal?.tenantId, principal?.userId);
     const record = await findStoredTurn(sessions, sessionId, turnId);
-    if (!record) throw new NotFoundError({ resource: 'Turn', id: turnId });
     const key: TurnLogKey = { tenantId: principal?.tenantId, sessionId, turnId };
+    if (!record) {
+      // A background turn not yet run: its stream opens now and starts with the turn.
+      const queued = await backend.background?.status(
+        sessionId,
+        turnId,
+        principal?.tenantId,
+        principal?.userId,
+      );
+      if (after !== undefined || (queued?.status !== 'queued' && queued?.status !== 'running'))
+        throw new NotFoundError({ resource: 'Turn', id: turnId });
+      if (followers >= MAX_FOLLOWERS) return tooManyFollowers(c);
+      followers += 1;
+      return followTurn(c, {
+        log,
+        key,
+        sessions,
+        backlog: [],
+        after: undefined,
+        ended: false,
+        isClosing: backend.isClosing,
+        start: (signal) => turnStart(backend, sessions, key, principal?.userId, signal),
+        done: () => {
+          followers -= 1;
+        },
+      });
+    }
     const replay = await log.replay(key, after);
     if (replay.kind === 'unknown') {
       return errorResponse(c, 404, 'event_not_found', `Turn '${turnId}' has no event '${after}'`);
@@ -69,15 +98,7 @@ export function mountTurnEvents(
         `The events of turn '${turnId}' ${replay.kind === 'expired' ? 'from there ' : ''}are no longer kept; GET /v1/sessions/${sessionId} has the turn's outcome`,
       );
     }
-    if (followers >= MAX_FOLLOWERS) {
-      c.header('Retry-After', '1');
-      return errorResponse(
-        c,
-        503,
-        'too_many_followers',
-        'Too many streams are followed on this server; retry later',
-      );
-    }
+    if (followers >= MAX_FOLLOWERS) return tooManyFollowers(c);
     const backlog = replay.kind === 'events' ? replay.events : [];
     const endedAt = replay.kind === 'events' && replay.from?.type === 'turn-end';
     followers += 1;
@@ -97,19 +118,79 @@ export function mountTurnEvents(
   });
 }
 
+function tooManyFollowers(c: Context): Response {
+  c.header('Retry-After', '1');
+  return errorResponse(
+    c,
+    503,
+    'too_many_followers',
+    'Too many streams are followed on this server; retry later',
+  );
+}
+
+/** How often a follower of a background turn not yet run looks whether it started. */
+const START_CHECK_MS = 250;
+
+/**
+ * Waits until a queued background turn opens (its record stored): then
+ * its record; or the end it had without ever opening (cancelled while
+ * queued, failed before it opened) as a `turn-end`; undefined when the
+ * follower left.
+ */
+async function turnStart(
+  backend: Pick<ServerBackend, 'background'>,
+  sessions: SessionStore,
+  key: TurnLogKey,
+  userId: string | undefined,
+  signal: AbortSignal,
+): Promise<TurnRecord | TurnEventBody | undefined> {
+  for (let check = 1; !signal.aborted; check += 1) {
+    await delay(START_CHECK_MS, undefined, { signal }).catch(() => {});
+    if (signal.aborted) return undefined;
+    const record = await findStoredTurn(sessions, key.sessionId, key.turnId);
+    if (record) return record;
+    // Every second, whether it ended without running.
+    if (check % 4 !== 0) continue;
+    const view = await backend.background?.status(key.sessionId, key.turnId, key.tenantId, userId);
+    if (view?.status === 'queued' || view?.status === 'running') continue;
+    const end: TurnEventBody = {
+      type: 'turn-end',
+      sessionId: key.sessionId,
+      turnId: key.turnId,
+      messageId: createId('evt'),
+      status: (view?.status ?? 'failed') as TurnStatus,
+      endOfMessage: true,
+      endOfDialog: true,
+    };
+    return end;
+  }
+  return undefined;
+}
+
 /** Writes a turn's logged events, then its live ones, until its next `turn-end` (or the client leaves). */
 function followTurn(
   c: Context,
   options: Omit<TurnFollow, 'signal'> & {
+    /** A background turn not yet run: waits for it first (see {@link turnStart}). */
+    start?: (signal: AbortSignal) => Promise<TurnRecord | TurnEventBody | undefined>;
     /** Called once the stream is over. */
     done: () => void;
   },
 ): Response {
-  const { done, ...follow } = options;
+  const { done, start, ...follow } = options;
   return streamSSE(c, async (stream) => {
     const gone = new AbortController();
     stream.onAbort(() => gone.abort());
     try {
+      if (start) {
+        const started = await start(gone.signal);
+        if (!started) return;
+        if ('type' in started) {
+          await stream.writeSSE({ event: started.type, data: JSON.stringify(started) });
+          return;
+        }
+        follow.finished = started.status !== 'running';
+      }
       for await (const event of followTurnEvents({ ...follow, signal: gone.signal })) {
         const id = 'eventId' in event ? event.eventId : undefined;
         await stream.writeSSE(

@@ -1,4 +1,4 @@
-import type { StepAnnotations, TokenUsage } from '@switchboard/core';
+import type { ConfigVersion, StepAnnotations, TokenUsage } from '@switchboard/core';
 
 /**
  * The life of a turn. A turn is stored when it starts (`running`) and
@@ -205,6 +205,12 @@ export interface TurnRecord {
   usage?: TokenUsage;
   /** The strategy profile the turn runs under, when the app uses profiles. */
   profile?: string;
+  /**
+   * The live configuration's versions the turn started under (see
+   * `docs/configuration.md`), when any item was ever set: a routing change
+   * traces back to the config change that made it.
+   */
+  configVersion?: ConfigVersion;
   /**
    * The user whose message started the turn (a user-bound key's user, or
    * the `userId` a request sent). The first turn's is the session's owner.

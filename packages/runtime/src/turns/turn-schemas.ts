@@ -97,6 +97,9 @@ export const TurnRecordSchema = z.object({
   recoveries: z.number().int().nonnegative().optional(),
   part: z.number().int().nonnegative().optional(),
   profile: z.string().optional(),
+  configVersion: z
+    .object({ app: z.number().int().nonnegative(), tenant: z.number().int().nonnegative().optional() })
+    .optional(),
   usage: UsageSchema.optional(),
   userId: z.string().optional(),
 }) satisfies z.ZodType<TurnRecord>;

@@ -260,6 +260,48 @@ describe('background turns, in memory', () => {
   });
 });
 
+describe("a queued turn's stream", () => {
+  it('opens at once and streams the turn from its start once it runs; a cancelled one ends interrupted', async () => {
+    const gated = gatedAgent();
+    const { app } = createApp({
+      agents: [gated.agent],
+      background: { queue: new InMemoryTurnQueue({ concurrency: 1 }) },
+    });
+    await app.chat({ message: 'gated: first', background: true });
+    const second = (await (
+      await app.request('/v1/chat', postJson({ message: 'gated: second', background: true }))
+    ).json()) as {
+      events: string;
+      sessionId: string;
+      turnId: string;
+    };
+    const third = await app.chat({ message: 'gated: third', background: true });
+    const following = app.request(second.events);
+    const cancelledStream = app.request(`/v1/sessions/${third.sessionId}/turns/${third.turnId}/events`);
+    expect(
+      (await app.request(`/v1/sessions/${third.sessionId}/turns/${third.turnId}/cancel`, { method: 'POST' }))
+        .status,
+    ).toBe(200);
+    const cancelled = await readEventStream(await cancelledStream);
+    expect(cancelled.map((event) => [event.event, (event.data as { status?: string }).status])).toEqual([
+      ['turn-end', 'interrupted'],
+    ]);
+    gated.release();
+    await until(
+      () => Promise.resolve(gated.runs.length),
+      (runs) => runs === 2,
+    );
+    gated.release();
+    const events = await readEventStream(await following);
+    expect(events[0]?.event).toBe('turn-start');
+    expect(events.at(-1)?.event).toBe('turn-end');
+    expect(JSON.stringify(events)).toContain('done: second');
+    // An unknown turn is still a 404.
+    expect((await app.request(`/v1/sessions/${second.sessionId}/turns/turn_nope/events`)).status).toBe(404);
+    await app.close();
+  });
+});
+
 /** A queue that runs every job twice in a row, as BullMQ may after a replica died holding it. */
 class TwiceQueue implements TurnQueue {
   readonly durable = false;

@@ -176,6 +176,11 @@ describe.each(transports)('session, agent, health and document routes via $name'
       '/v1/background-turns',
       '/v1/chat',
       '/v1/chat/completions',
+      '/v1/config',
+      '/v1/config/{type}/{name}',
+      '/v1/config/{type}/{name}/diff',
+      '/v1/config/{type}/{name}/rollback',
+      '/v1/config/{type}/{name}/versions',
       '/v1/models',
       '/v1/responses',
       '/v1/responses/{id}',
@@ -227,6 +232,7 @@ describe.each(transports)('session, agent, health and document routes via $name'
     ['PUT', '/v1/chat', 'POST'],
     ['POST', '/v1/agents', 'GET'],
     ['PATCH', '/v1/sessions/s1', 'GET, DELETE'],
+    ['PATCH', '/v1/config/keywords/echo', 'GET, PUT, DELETE'],
   ])(
     'a known route asked with another method (%s %s) is a 405 JSON error naming what it allows',
     async (method, path, allow) => {

@@ -27,7 +27,7 @@ export interface Replica {
 export interface ReplicaEnvironment {
   REDIS_URL: string;
   KEY_PREFIX: string;
-  ORCHESTRATOR: 'keyword' | 'round-robin' | 'graph';
+  ORCHESTRATOR: 'keyword' | 'round-robin' | 'graph' | 'meta';
   LEASE_TTL_MS?: string;
   SESSION_WAIT_MS?: string;
   /** Turns on the sweeper, sweeping this often (ms); `SWEEP_AFTER_MS` (default 1000) is how stale a turn must be. */
