@@ -58,6 +58,11 @@ try {
   await box.fill(BACKGROUND);
   await box.press('Enter');
   await page.locator('#background-turns .bg-turn[data-status="completed"]').waitFor();
+  // Its answer shows in the chat once it ended.
+  await page.locator('#messages .message.assistant').nth(MESSAGES.length).waitFor();
+  await page.locator('#messages').evaluate((list) => {
+    list.scrollTop = list.scrollHeight;
+  });
   await page.getByLabel('In background').uncheck();
   await page.screenshot({ path: output });
   const { size } = await stat(output);

@@ -47,8 +47,8 @@ export class BackgroundPanel {
   #loading = false;
   /** The list drawn last, to leave the drawing (and the focus) alone when nothing changed. */
   #drawn = '';
-  /** The turns listed as queued or running at the last read. */
-  #unfinished = new Set<string>();
+  /** The turns whose end is to be told: queued here, or listed unfinished by a read. */
+  readonly #watched = new Set<string>();
 
   constructor(api: Api, elements: BackgroundElements, schedules: ScheduleList, host: BackgroundHost) {
     this.#api = api;
@@ -95,6 +95,8 @@ export class BackgroundPanel {
     const { turnId, status } = receipt;
     this.#host.say(`Queued in the background: turn ${turnId} in session ${receipt.sessionId} (${status}).`);
     this.#messages.set(turnId, message);
+    // Its end is told even when the first read finds it ended already.
+    this.#watched.add(turnId);
     if (this.#elements.details.open) void this.refresh().catch((error: unknown) => this.#host.fail(error));
     else this.#elements.details.open = true;
     return receipt;
@@ -140,10 +142,9 @@ export class BackgroundPanel {
   }
 
   #render(turns: readonly BackgroundTurnInfo[]): void {
-    const before = this.#unfinished;
-    this.#unfinished = new Set(turns.filter((turn) => ACTIVE.has(turn.status)).map((turn) => turn.turnId));
     for (const turn of turns) {
-      if (before.has(turn.turnId) && !this.#unfinished.has(turn.turnId)) this.#host.ended(turn);
+      if (ACTIVE.has(turn.status)) this.#watched.add(turn.turnId);
+      else if (this.#watched.delete(turn.turnId)) this.#host.ended(turn);
     }
     const drawn = JSON.stringify(turns);
     if (drawn === this.#drawn) return;

@@ -167,6 +167,11 @@ describe('the Background panel', () => {
       await expect.poll(statusOf(page, row)).toBe('completed');
       await expect.poll(() => answers.allTextContents()).toEqual(['echo: echo now', 'working… done']);
       expect(await page.locator('#turns .turn').count()).toBe(2);
+      // One that has ended by the panel's next read shows too.
+      await sendMessage(page, 'echo quick');
+      await expect
+        .poll(() => answers.allTextContents())
+        .toEqual(['echo: echo now', 'working… done', 'echo: echo quick']);
     });
   });
 
