@@ -3,6 +3,8 @@ import type {
   AgentMeta,
   AgentStats,
   AgentStatsTable,
+  AssistantMessage,
+  ConfigVersion,
   ConfigView,
   Conversation,
   ConversationStep,
