@@ -34,6 +34,7 @@ export class AgentError extends SystemError {
       (typeof cause === 'object' && cause !== null && (cause as { retryable?: unknown }).retryable === true);
   }
 
+  /** As the constructor's `retryable` option says, else as the cause's own `retryable` (an error an agent throws may set it). */
   override get retryable(): boolean {
     return this.#retryable;
   }
