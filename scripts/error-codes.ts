@@ -86,7 +86,7 @@ function rows(classes: readonly ErrorClass[]): string[] {
       a.error.name.localeCompare(b.error.name),
   );
   return entries.map(({ error, code }) => {
-    const status = code ? String(statusOfError({ code, kind: error.kind })) : 'its code’s';
+    const status = code ? String(statusOfError({ code, kind: error.kind })) : "its code's";
     const retryable = retryableCell(error, code ?? '');
     const columns = [code ? `\`${code}\`` : '(the code it is given)', classCell(error), error.kind, status];
     return `| ${[...columns, retryable, error.summary].map(cell).join(' | ')} |`;

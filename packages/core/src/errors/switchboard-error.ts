@@ -1,3 +1,4 @@
+// One symbol shared by every copy of the package (`Symbol.for`), so `isInstance` recognises errors across copies.
 const MARKER = Symbol.for('switchboard.error');
 
 /** Whether an error is the caller's fault (bad input, unknown session) or the system's. */
