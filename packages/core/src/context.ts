@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type ConfigView, EMPTY_CONFIG } from './config-view.js';
-import { ContextMissingError } from './errors.js';
+import { ContextMissingError } from './errors/index.js';
 import type { Memory, MemoryScope } from './memory.js';
 
 /** What the runtime provides to start a {@link RequestContext}. */

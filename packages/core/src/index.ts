@@ -51,7 +51,7 @@ export {
   UnknownAgentError,
   UserError,
   ValidationError,
-} from './errors.js';
+} from './errors/index.js';
 export { createId, createSecretId } from './ids.js';
 export type { Memory, MemoryResult, MemoryScope, SetContentOptions } from './memory.js';
 export {

@@ -5,7 +5,7 @@ import {
   OrchestratorError,
   SwitchboardError,
   UnknownAgentError,
-} from './errors.js';
+} from './errors/index.js';
 import {
   type AgentMeta,
   AgentMetaSchema,

@@ -221,7 +221,7 @@ const DOCUMENTED_TYPE_NAMES = [
 export type NoHolder = import('@switchboard/core').Holder;
 // @ts-expect-error `validateAgents` is private to orchestrator.ts
 export type NoValidateAgents = typeof import('@switchboard/core').validateAgents;
-// @ts-expect-error `MARKER` is private to errors.ts
+// @ts-expect-error `MARKER` is private to errors/switchboard-error.ts
 export type NoMarker = typeof import('@switchboard/core').MARKER;
 
 describe('@switchboard/core public API', () => {

@@ -1,4 +1,4 @@
-import { SystemError } from '@switchboard/core';
+import { AgentError, SystemError } from '@switchboard/core';
 
 /** A graph that cannot run, found by `compile()`: an unknown node, no entry, an unreachable node, an edge from the end. */
 export class GraphCompileError extends SystemError {
@@ -48,5 +48,15 @@ export class GraphNodeError extends SystemError {
     super({ message: `Graph '${graph}': node '${node}' failed (${failure})`, cause });
     this.node = node;
     this.failure = failure;
+  }
+}
+
+/** A function node's update that left the state invalid: the node's call fails with the schema's issues. */
+export class GraphOutputError extends AgentError {
+  override readonly code = 'invalid_graph_state';
+  readonly issues: readonly string[];
+  constructor({ agent, node, issues }: { agent: string; node: string; issues: readonly string[] }) {
+    super({ agent, message: `node '${node}' left an invalid state: ${issues.join('; ')}` });
+    this.issues = issues;
   }
 }

@@ -1,19 +1,10 @@
-import { AgentError, type AgentMeta, type Conversation } from '@switchboard/core';
+import type { AgentMeta, Conversation } from '@switchboard/core';
 import { type Agent, defineAgent, observe, orchestratorAgent } from '@switchboard/runtime';
 import type { CheckedGraph } from './graph-compile.js';
+import { GraphOutputError } from './graph-errors.js';
 import { type GraphStart, parseNodeCallId, recordedStart, replay } from './graph-replay.js';
 import type { StateRules } from './graph-state.js';
 import type { GraphNode, GraphState } from './graph-types.js';
-
-/** A function node's update that left the state invalid: the node's call fails with the schema's issues. */
-export class GraphOutputError extends AgentError {
-  override readonly code = 'invalid_graph_state';
-  readonly issues: readonly string[];
-  constructor({ agent, node, issues }: { agent: string; node: string; issues: readonly string[] }) {
-    super({ agent, message: `node '${node}' left an invalid state: ${issues.join('; ')}` });
-    this.issues = issues;
-  }
-}
 
 /** The name of the agent that runs a graph's function or orchestrator node. */
 export function hostedName(graph: string, node: string): string {

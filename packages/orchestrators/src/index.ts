@@ -18,8 +18,13 @@ export type { Critic, CriticFunction } from './critic-review.js';
 export { type CriticFeedback, isCriticFeedback } from './critic-state.js';
 export type { CriticVerdictKind } from './critic-verdict.js';
 export { type GraphBuilder, type StateGraphOptions, stateGraph } from './graph-builder.js';
-export { GraphCompileError, GraphNodeError, GraphStateError, GraphStepLimitError } from './graph-errors.js';
-export { GraphOutputError } from './graph-node-agents.js';
+export {
+  GraphCompileError,
+  GraphNodeError,
+  GraphOutputError,
+  GraphStateError,
+  GraphStepLimitError,
+} from './graph-errors.js';
 export { GraphOrchestrator } from './graph-orchestrator.js';
 export {
   type AgentNodeOptions,

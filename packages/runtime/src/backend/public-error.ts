@@ -68,6 +68,15 @@ function extraFields(error: SwitchboardError): Record<string, unknown> | undefin
   return undefined;
 }
 
+/**
+ * The HTTP status the server answers an error with: its code's status, else
+ * 400 for a user error and 500 for a system one. `docs/reference/error-codes.md`
+ * is generated with it (`pnpm docs:errors`).
+ */
+export function statusOfError({ code, kind }: Pick<SwitchboardError, 'code' | 'kind'>): ContentfulStatusCode {
+  return STATUS_BY_CODE[code] ?? (kind === 'user' ? 400 : 500);
+}
+
 /** What a client is told of a Switchboard error (see {@link publicErrorOf}). */
 export interface PublicError {
   status: ContentfulStatusCode;
@@ -91,7 +100,7 @@ export function publicErrorOf(
   exposeDetails = false,
   sentIdempotencyKey = false,
 ): PublicError {
-  const status = STATUS_BY_CODE[known.code] ?? (known.kind === 'user' ? 400 : 500);
+  const status = statusOfError(known);
   // A store outage is logged too (its detail names the store, which clients never see); a shutdown is not.
   if (status >= 500 && known.code !== 'shutting_down') log(known);
   const issues = ValidationError.isInstance(known) ? (known as ValidationError).issues : undefined;

@@ -18,3 +18,11 @@ export class BackgroundUnavailableError extends UserError {
     super({ message: `${what} are not enabled on this server` });
   }
 }
+
+/** A tenant holds as many schedules as it may. */
+export class TooManySchedulesError extends UserError {
+  readonly code = 'too_many_schedules';
+  constructor(limit: number) {
+    super({ message: `A tenant holds at most ${limit} schedules; delete one first` });
+  }
+}

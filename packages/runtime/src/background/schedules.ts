@@ -8,9 +8,10 @@
  *
  * @module
  */
-import { createId, UserError, ValidationError } from '@switchboard/core';
+import { createId, ValidationError } from '@switchboard/core';
 import { CronExpressionParser } from 'cron-parser';
 import type { MemoryStore } from '../stores/memory-store.js';
+import { TooManySchedulesError } from './background-errors.js';
 import { copyDefined } from './copy-defined.js';
 import type { ScheduledTurn, ScheduleTiming, TurnQueue } from './turn-queue.js';
 
@@ -52,14 +53,6 @@ export interface ScheduleView {
 export interface SchedulesOptions {
   /** Schedules a tenant may hold (default 100); past it, 429 `too_many_schedules`. */
   maxPerTenant?: number;
-}
-
-/** A tenant holds as many schedules as it may. */
-export class TooManySchedulesError extends UserError {
-  readonly code = 'too_many_schedules';
-  constructor(limit: number) {
-    super({ message: `A tenant holds at most ${limit} schedules; delete one first` });
-  }
 }
 
 /** The shortest `every`, in milliseconds. */
