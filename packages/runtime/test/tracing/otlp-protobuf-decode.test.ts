@@ -8,6 +8,7 @@ import {
   TraceFlags,
   trace,
 } from '@opentelemetry/api';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
@@ -18,20 +19,6 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeOtlpTraceRequest } from '../../src/testing/otlp-protobuf-decode.js';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
-import { requireAsDependencyOf } from '../../src/tracing/dependency-of.js';
-
-interface Serializer {
-  serializeRequest(spans: ReadableSpan[]): Uint8Array | undefined;
-}
-
-// OpenTelemetry's own serialisers, from the transformer the OTLP/HTTP exporter depends on.
-const fromHttpExporter = requireAsDependencyOf('@opentelemetry/exporter-trace-otlp-http');
-const { JsonTraceSerializer, ProtobufTraceSerializer } = fromHttpExporter(
-  '@opentelemetry/otlp-transformer',
-) as {
-  JsonTraceSerializer: Serializer;
-  ProtobufTraceSerializer: Serializer;
-};
 
 const protobufOf = (spans: ReadableSpan[]): Uint8Array => {
   const bytes = ProtobufTraceSerializer.serializeRequest(spans);
