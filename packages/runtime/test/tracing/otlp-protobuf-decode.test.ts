@@ -292,6 +292,10 @@ describe('createOtlpReceiver with protobuf', () => {
     expect(receiver.requests[0]?.error).toMatch(/OTLP protobuf: truncated/);
     expect(receiver.requests[0]?.body).toBeUndefined();
     expect(receiver.spans()).toEqual([]);
+    // A test waiting for spans is told why none came.
+    await expect(receiver.waitForSpans((spans) => spans.length > 0, { timeoutMs: 20 })).rejects.toThrow(
+      /0 spans received; the last request that could not be read: OTLP protobuf: truncated/,
+    );
   });
 
   it('keeps a protobuf metrics export undecoded instead of reading it as spans', async () => {
