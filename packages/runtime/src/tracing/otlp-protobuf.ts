@@ -4,7 +4,8 @@ import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 // OTLP/protobuf (opentelemetry/proto/collector/trace/v1/trace_service.proto) written back to front: a
 // message's content is written first, so its length is known when its length prefix is written, in one
 // pass and with no size estimate. The output is what OpenTelemetry's own serialiser writes (the same fields,
-// in field order), about three times faster: strings go to the buffer through Buffer's native UTF-8 writer.
+// in field order), at about 40 % of its CPU (a traced turn's spans against @opentelemetry/otlp-transformer
+// 0.223.1, alternating in one process): strings go to the buffer through Buffer's native UTF-8 writer.
 
 const SPAN_FLAGS_HAS_IS_REMOTE = 0x100;
 const SPAN_FLAGS_IS_REMOTE = 0x200;
