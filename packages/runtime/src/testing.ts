@@ -1,7 +1,8 @@
 /**
  * `@switchboard/runtime/testing`: test doubles and helpers. Importing it
  * needs the OpenTelemetry SDK packages (`@opentelemetry/sdk-trace-base`,
- * `@opentelemetry/sdk-trace-node`) installed.
+ * `@opentelemetry/sdk-trace-node`) installed; `createOtlpReceiver` needs
+ * `protobufjs` too, to decode protobuf trace exports.
  *
  * @module
  */

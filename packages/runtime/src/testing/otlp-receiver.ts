@@ -217,9 +217,10 @@ export async function createOtlpReceiver({
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
+          const failed = requests.findLast((request) => request.error !== undefined);
           reject(
             new Error(
-              `OTLP receiver: condition not met within ${timeoutMs} ms; ${spans().length} spans received`,
+              `OTLP receiver: condition not met within ${timeoutMs} ms; ${spans().length} spans received${failed ? `; the last request that could not be read: ${failed.error}` : ''}`,
             ),
           );
         }, timeoutMs);

@@ -1,10 +1,8 @@
+import { createRequire } from 'node:module';
 import { type Context, type ContextManager, ROOT_CONTEXT } from '@opentelemetry/api';
 import { traceContextSlot } from '@switchboard/core';
-import { requireAsDependencyOf } from './dependency-of.js';
 
-type AlsContextManagerClass = new () => ContextManager & {
-  attach?(context: Context): { dispose(): void };
-};
+type ContextAsyncHooksModule = typeof import('@opentelemetry/context-async-hooks');
 
 /**
  * An OpenTelemetry context manager that keeps the active context in the
@@ -16,18 +14,18 @@ type AlsContextManagerClass = new () => ContextManager & {
  * storage instead of two made a traced turn about a tenth cheaper here.
  *
  * `disable()` leaves the storage alone (the request context lives there).
- * Undefined when `@opentelemetry/sdk-trace-node`'s context manager cannot be
- * loaded: the caller then registers OpenTelemetry's default.
+ * Undefined when the optional peer `@opentelemetry/context-async-hooks` (the
+ * package `@opentelemetry/sdk-trace-node` takes its context manager from)
+ * cannot be loaded by `load` (Switchboard's own `require` by default): the
+ * caller then registers OpenTelemetry's default.
  */
-export function sharedContextManager(): ContextManager | undefined {
-  let Base: AlsContextManagerClass;
+export function sharedContextManager(
+  load: (id: string) => unknown = createRequire(import.meta.url),
+): ContextManager | undefined {
+  let Base: ContextAsyncHooksModule['AsyncLocalStorageContextManager'];
   try {
-    const fromNodeSdk = requireAsDependencyOf('@opentelemetry/sdk-trace-node');
-    Base = (
-      fromNodeSdk('@opentelemetry/context-async-hooks') as {
-        AsyncLocalStorageContextManager: AlsContextManagerClass;
-      }
-    ).AsyncLocalStorageContextManager;
+    Base = (load('@opentelemetry/context-async-hooks') as ContextAsyncHooksModule)
+      .AsyncLocalStorageContextManager;
     if (typeof Base !== 'function') return undefined;
   } catch {
     return undefined;

@@ -8,6 +8,7 @@ import {
   TraceFlags,
   trace,
 } from '@opentelemetry/api';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
@@ -18,20 +19,6 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeOtlpTraceRequest } from '../../src/testing/otlp-protobuf-decode.js';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
-import { requireAsDependencyOf } from '../../src/tracing/dependency-of.js';
-
-interface Serializer {
-  serializeRequest(spans: ReadableSpan[]): Uint8Array | undefined;
-}
-
-// OpenTelemetry's own serialisers, from the transformer the OTLP/HTTP exporter depends on.
-const fromHttpExporter = requireAsDependencyOf('@opentelemetry/exporter-trace-otlp-http');
-const { JsonTraceSerializer, ProtobufTraceSerializer } = fromHttpExporter(
-  '@opentelemetry/otlp-transformer',
-) as {
-  JsonTraceSerializer: Serializer;
-  ProtobufTraceSerializer: Serializer;
-};
 
 const protobufOf = (spans: ReadableSpan[]): Uint8Array => {
   const bytes = ProtobufTraceSerializer.serializeRequest(spans);
@@ -305,6 +292,10 @@ describe('createOtlpReceiver with protobuf', () => {
     expect(receiver.requests[0]?.error).toMatch(/OTLP protobuf: truncated/);
     expect(receiver.requests[0]?.body).toBeUndefined();
     expect(receiver.spans()).toEqual([]);
+    // A test waiting for spans is told why none came.
+    await expect(receiver.waitForSpans((spans) => spans.length > 0, { timeoutMs: 20 })).rejects.toThrow(
+      /0 spans received; the last request that could not be read: OTLP protobuf: truncated/,
+    );
   });
 
   it('keeps a protobuf metrics export undecoded instead of reading it as spans', async () => {
