@@ -1,0 +1,119 @@
+/**
+ * The docs site: the pages of docs/ and the references that `pnpm docs:build`
+ * generates into docs/reference/ (see docs/scripts/generate.ts). It builds and
+ * reads offline: no web fonts, no analytics, local search.
+ */
+import { posix } from 'node:path';
+import { defineConfig, type MarkdownRenderer } from 'vitepress';
+import { typeScriptSidebar } from './typescript-sidebar';
+
+/**
+ * Links from a page to a file of the repository outside docs/ (`../../examples/approvals`,
+ * `../../README.md#logs`) read well on the repository's pages but lead nowhere on the site:
+ * the site shows them as the repository path they name, not as a broken link.
+ */
+function repositoryPaths(md: MarkdownRenderer): void {
+  md.core.ruler.push('repository-paths', (state) => {
+    const page = String((state.env as { relativePath?: string }).relativePath ?? '');
+    for (const block of state.tokens) {
+      const children = block.children ?? [];
+      for (let index = 0; index < children.length; index++) {
+        const token = children[index]!;
+        if (token.type !== 'link_open') continue;
+        const href = token.attrGet('href') ?? '';
+        if (/^[a-z]+:|^#|^\//i.test(href)) continue;
+        const target = posix.normalize(posix.join(posix.dirname(page), href.replace(/#.*$/, '')));
+        if (!target.startsWith('../')) continue;
+        const path = target.replace(/^(\.\.\/)+/, '');
+        token.type = 'html_inline';
+        token.content = `<span class="repository-path" title="${md.utils.escapeHtml(`in the repository: ${path}`)}">`;
+        let depth = 1;
+        for (let close = index + 1; close < children.length; close++) {
+          const inner = children[close]!;
+          if (inner.type === 'link_open') depth++;
+          if (inner.type === 'link_close' && --depth === 0) {
+            inner.type = 'html_inline';
+            inner.content = '</span>';
+            break;
+          }
+        }
+      }
+    }
+  });
+}
+
+export default defineConfig({
+  title: 'Switchboard',
+  description:
+    'Pluggable multi-agent orchestration for TypeScript: write an orchestrator, host it, trace it.',
+  lang: 'en',
+  cleanUrls: false,
+  lastUpdated: false,
+  srcExclude: ['scripts/**', 'test/**', 'README.md'],
+  outDir: '.vitepress/dist',
+  cacheDir: '.vitepress/cache',
+  // The TypeScript reference's pages are large chunks by nature; they load only when opened.
+  vite: { build: { chunkSizeWarningLimit: 1_500 } },
+  markdown: { config: repositoryPaths },
+  // The quick start's links to a running server (localhost:3000) are checked by the server's own tests.
+  ignoreDeadLinks: 'localhostLinks',
+  themeConfig: {
+    search: { provider: 'local' },
+    outline: [2, 3],
+    nav: [
+      { text: 'Quick start', link: '/quickstart' },
+      { text: 'Guides', link: '/guides/writing-an-orchestrator' },
+      { text: 'Reference', link: '/reference/http-api' },
+    ],
+    sidebar: [
+      { text: 'Quick start', link: '/quickstart' },
+      {
+        text: 'Concepts',
+        items: [
+          { text: 'The protocol', link: '/concepts/protocol' },
+          { text: "A turn's life", link: '/concepts/turn-life' },
+          { text: 'Sessions and memory', link: '/concepts/sessions-and-memory' },
+        ],
+      },
+      {
+        text: 'Guides',
+        items: [
+          { text: 'Writing an orchestrator', link: '/guides/writing-an-orchestrator' },
+          { text: 'Agents: MCP, A2A, LangGraph', link: '/guides/agents' },
+          { text: 'Built-in routers', link: '/guides/routers' },
+          { text: 'Multi-agent patterns', link: '/guides/patterns' },
+          { text: 'Graphs', link: '/guides/graphs' },
+          { text: 'Human approval', link: '/guides/human-approval' },
+          { text: 'Rails and guardrails', link: '/guides/rails' },
+          { text: 'Strategies', link: '/guides/strategies' },
+          { text: 'Retrieval', link: '/guides/retrieval' },
+          { text: 'Streaming', link: '/guides/streaming' },
+          { text: 'Background turns', link: '/guides/background-turns' },
+          { text: 'Callbacks', link: '/guides/callbacks' },
+          { text: 'OpenAI clients', link: '/guides/openai-clients' },
+          { text: 'Tracing with Langfuse', link: '/guides/tracing-langfuse' },
+          { text: 'Metrics and logs', link: '/guides/metrics-and-logs' },
+          { text: 'Several replicas on Redis', link: '/guides/redis-replicas' },
+          { text: 'Security', link: '/guides/security' },
+          { text: 'API keys and limits', link: '/guides/api-keys' },
+          { text: 'Evals', link: '/guides/evals' },
+          { text: 'Live configuration', link: '/guides/configuration' },
+          { text: 'Budgets', link: '/guides/budgets' },
+          { text: 'Testing your orchestrator', link: '/guides/testing' },
+          { text: 'Deploying', link: '/guides/deploying' },
+          { text: 'Troubleshooting', link: '/guides/troubleshooting' },
+        ],
+      },
+      {
+        text: 'Reference',
+        items: [
+          { text: 'HTTP API', link: '/reference/http-api' },
+          { text: 'Configuration variables', link: '/reference/configuration' },
+          { text: 'Error codes', link: '/reference/error-codes' },
+          { text: 'TypeScript API', collapsed: true, items: typeScriptSidebar() },
+        ],
+      },
+      { text: 'Performance', link: '/performance' },
+    ],
+  },
+});
