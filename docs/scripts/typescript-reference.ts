@@ -35,6 +35,7 @@ export async function writeTypeScriptReference(out: string): Promise<string[]> {
     tsconfig: fileURLToPath(new URL('../tsconfig.typedoc.json', import.meta.url)),
     plugin: ['typedoc-plugin-markdown'],
     out,
+    name: 'TypeScript API',
     readme: 'none',
     disableSources: true,
     excludeInternal: true,
