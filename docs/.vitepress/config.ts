@@ -42,6 +42,34 @@ function repositoryPaths(md: MarkdownRenderer): void {
   });
 }
 
+/** The guides, in the sidebar's order: [title, page under guides/]. */
+const GUIDES: readonly (readonly [string, string])[] = [
+  ['Writing an orchestrator', 'writing-an-orchestrator'],
+  ['Agents: MCP, A2A, LangGraph', 'agents'],
+  ['Built-in routers', 'routers'],
+  ['Multi-agent patterns', 'patterns'],
+  ['Graphs', 'graphs'],
+  ['Human approval', 'human-approval'],
+  ['Rails and guardrails', 'rails'],
+  ['Strategies', 'strategies'],
+  ['Retrieval', 'retrieval'],
+  ['Streaming', 'streaming'],
+  ['Background turns', 'background-turns'],
+  ['Callbacks', 'callbacks'],
+  ['OpenAI clients', 'openai-clients'],
+  ['Tracing with Langfuse', 'tracing-langfuse'],
+  ['Metrics and logs', 'metrics-and-logs'],
+  ['Several replicas on Redis', 'redis-replicas'],
+  ['Security', 'security'],
+  ['API keys and limits', 'api-keys'],
+  ['Evals', 'evals'],
+  ['Live configuration', 'configuration'],
+  ['Budgets', 'budgets'],
+  ['Testing your orchestrator', 'testing'],
+  ['Deploying', 'deploying'],
+  ['Troubleshooting', 'troubleshooting'],
+];
+
 export default defineConfig({
   title: 'Switchboard',
   description:
@@ -87,35 +115,7 @@ export default defineConfig({
           { text: 'Sessions and memory', link: '/concepts/sessions-and-memory' },
         ],
       },
-      {
-        text: 'Guides',
-        items: [
-          { text: 'Writing an orchestrator', link: '/guides/writing-an-orchestrator' },
-          { text: 'Agents: MCP, A2A, LangGraph', link: '/guides/agents' },
-          { text: 'Built-in routers', link: '/guides/routers' },
-          { text: 'Multi-agent patterns', link: '/guides/patterns' },
-          { text: 'Graphs', link: '/guides/graphs' },
-          { text: 'Human approval', link: '/guides/human-approval' },
-          { text: 'Rails and guardrails', link: '/guides/rails' },
-          { text: 'Strategies', link: '/guides/strategies' },
-          { text: 'Retrieval', link: '/guides/retrieval' },
-          { text: 'Streaming', link: '/guides/streaming' },
-          { text: 'Background turns', link: '/guides/background-turns' },
-          { text: 'Callbacks', link: '/guides/callbacks' },
-          { text: 'OpenAI clients', link: '/guides/openai-clients' },
-          { text: 'Tracing with Langfuse', link: '/guides/tracing-langfuse' },
-          { text: 'Metrics and logs', link: '/guides/metrics-and-logs' },
-          { text: 'Several replicas on Redis', link: '/guides/redis-replicas' },
-          { text: 'Security', link: '/guides/security' },
-          { text: 'API keys and limits', link: '/guides/api-keys' },
-          { text: 'Evals', link: '/guides/evals' },
-          { text: 'Live configuration', link: '/guides/configuration' },
-          { text: 'Budgets', link: '/guides/budgets' },
-          { text: 'Testing your orchestrator', link: '/guides/testing' },
-          { text: 'Deploying', link: '/guides/deploying' },
-          { text: 'Troubleshooting', link: '/guides/troubleshooting' },
-        ],
-      },
+      { text: 'Guides', items: GUIDES.map(([text, page]) => ({ text, link: `/guides/${page}` })) },
       {
         text: 'Reference',
         items: [
