@@ -7,25 +7,9 @@
  * JavaScript compiler API, so this package has a TypeScript 6 of its own
  * (the repository type-checks with TypeScript 7).
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Application, ReflectionKind } from 'typedoc';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PACKAGES = ['core', 'runtime', 'orchestrators'] as const;
-
-/** Each package's entry points (its `exports`), as source files and the import path a user writes. */
-export function entryPoints(): { file: string; specifier: string }[] {
-  return PACKAGES.flatMap((name) => {
-    const manifest = JSON.parse(readFileSync(`${ROOT}packages/${name}/package.json`, 'utf8')) as {
-      exports: Record<string, { types: string }>;
-    };
-    return Object.entries(manifest.exports).map(([subpath, target]) => ({
-      file: `${ROOT}packages/${name}/${target.types.replace(/^\.\//, '')}`,
-      specifier: `@switchboard/${name}${subpath.slice(1)}`,
-    }));
-  });
-}
+import { entryPoints } from './entry-points.js';
 
 /** Writes the reference's pages into `out`; returns the entry points' import paths, in order. */
 export async function writeTypeScriptReference(out: string): Promise<string[]> {

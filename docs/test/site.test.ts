@@ -104,3 +104,16 @@ describe('the docs site (pnpm docs:build), offline in a browser', () => {
     await page.context().close();
   });
 });
+
+describe('the generated references', () => {
+  const built = (page: string) => readFileSync(`${DIST}reference/${page}.html`, 'utf8');
+
+  it('list every variable the demo server reads, and a page for every entry point of the packages', async () => {
+    const { EnvSchema } = await import('../../apps/server/src/config.js');
+    const variables = built('configuration');
+    for (const name of Object.keys(EnvSchema.shape)) expect(variables).toContain(`<code>${name}</code>`);
+    const { entryPoints } = await import('../scripts/entry-points.js');
+    for (const { specifier } of entryPoints())
+      expect(existsSync(`${DIST}reference/typescript/${specifier}.html`)).toBe(true);
+  });
+});
