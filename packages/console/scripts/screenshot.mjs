@@ -2,7 +2,8 @@
  * Takes the README screenshot of the console: starts the demo server
  * (apps/server, keyword routing, offline agents) in this process on a free
  * port, opens the console in headless Chromium at 1280×800 (light theme),
- * sends two messages, waits for the routing timeline and writes
+ * sends two messages, waits for the routing timeline, queues a third as a
+ * background turn (shown finished in the open Background panel) and writes
  * docs/console.png. Run with tsx (it imports the server's TypeScript):
  * `pnpm screenshot:console`, which builds the console first.
  * Chromium: /usr/bin/chromium, or CHROMIUM_PATH.
@@ -17,6 +18,7 @@ import { readConfig } from '../../../apps/server/src/config.ts';
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const output = join(root, 'docs/console.png');
 const MESSAGES = ['what is 15% of 80?', 'time in Tokyo'];
+const BACKGROUND = 'what is 2 + 2?';
 
 /** Logs nothing: the screenshot is the only output. */
 const silent = { error() {}, warn() {}, info() {}, debug() {}, child: () => silent };
@@ -50,6 +52,18 @@ try {
     await page.locator('#send:not([disabled])').waitFor();
   }
   await page.locator('#status', { hasText: 'Reply received.' }).waitFor();
+  // A background turn, finished, in the open Background panel.
+  await page.getByLabel('In background').check();
+  const box = page.getByLabel('Message', { exact: true });
+  await box.fill(BACKGROUND);
+  await box.press('Enter');
+  await page.locator('#background-turns .bg-turn[data-status="completed"]').waitFor();
+  // Its answer shows in the chat once it ended.
+  await page.locator('#messages .message.assistant').nth(MESSAGES.length).waitFor();
+  await page.locator('#messages').evaluate((list) => {
+    list.scrollTop = list.scrollHeight;
+  });
+  await page.getByLabel('In background').uncheck();
   await page.screenshot({ path: output });
   const { size } = await stat(output);
   console.log(`wrote ${output} (${Math.round(size / 1024)} KB)`);

@@ -1,7 +1,10 @@
 import type {
   AgentInfo,
   AgentStatsInfo,
+  BackgroundTurnInfo,
   GraphInfo,
+  QueuedReceipt,
+  ScheduleInfo,
   SessionBody,
   SessionSummary,
   StreamEvent,
@@ -83,7 +86,10 @@ export class Api {
     return (await response.json()) as T;
   }
 
-  /** Sends a JSON request with any method (the config editor's `PUT`, `DELETE`, rollback). */
+  /**
+   * Sends a JSON request with any method (the config editor's `PUT`,
+   * `DELETE`, rollback; a cancel, a schedule's `DELETE`); a 204 answers undefined.
+   */
   async send<T>(method: string, path: string, body?: unknown): Promise<T> {
     const init: RequestInit = { method, headers: this.headers() };
     if (body !== undefined) {
@@ -91,7 +97,7 @@ export class Api {
       init.body = JSON.stringify(body);
     }
     const response = await this.check(await fetch(this.url(path), init));
-    return (await response.json()) as T;
+    return (response.status === 204 ? undefined : await response.json()) as T;
   }
 
   agents(): Promise<{ agents: AgentInfo[]; graph?: GraphInfo; stats?: Record<string, AgentStatsInfo> }> {
@@ -115,6 +121,38 @@ export class Api {
     }
   }
 
+  /** Queues a message as a background turn (`background: true`): the 202 receipt. */
+  queue(body: { message: string; sessionId?: string }): Promise<QueuedReceipt> {
+    return this.post('/v1/chat', { ...body, background: true });
+  }
+
+  /** The latest background turns, newest first (`GET /v1/background-turns`). */
+  async backgroundTurns(): Promise<BackgroundTurnInfo[]> {
+    return (await this.get<{ data: BackgroundTurnInfo[] }>('/v1/background-turns')).data;
+  }
+
+  /** Cancels a queued or running turn. */
+  cancelTurn(sessionId: string, turnId: string): Promise<unknown> {
+    return this.send(
+      'POST',
+      `/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/cancel`,
+    );
+  }
+
+  /** The schedules (`GET /v1/schedules`). */
+  async schedules(): Promise<ScheduleInfo[]> {
+    return (await this.get<{ data: ScheduleInfo[] }>('/v1/schedules')).data;
+  }
+
+  /** Creates a schedule running `message` every `every` ms. */
+  createSchedule(body: { message: string; every: number; sessionId?: string }): Promise<ScheduleInfo> {
+    return this.post('/v1/schedules', body);
+  }
+
+  deleteSchedule(id: string): Promise<unknown> {
+    return this.send('DELETE', `/v1/schedules/${encodeURIComponent(id)}`);
+  }
+
   resolveApproval(sessionId: string, approvalId: string, decision: 'approve' | 'reject'): Promise<unknown> {
     return this.post(
       `/v1/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approvalId)}`,
@@ -122,11 +160,14 @@ export class Api {
     );
   }
 
-  /** Opens a `GET` stream of Server-Sent Events (after the event `after` names, when given). */
-  async stream(path: string, after?: string): Promise<Response> {
+  /** Opens a `GET` stream of Server-Sent Events (after the event `after` names, when given) until `signal` aborts. */
+  async stream(path: string, after?: string, signal?: AbortSignal): Promise<Response> {
     const headers = this.headers({ accept: 'text/event-stream' });
     return this.check(
-      await fetch(this.url(path), { headers: after ? { ...headers, 'last-event-id': after } : headers }),
+      await fetch(this.url(path), {
+        headers: after ? { ...headers, 'last-event-id': after } : headers,
+        ...(signal ? { signal } : {}),
+      }),
     );
   }
 
@@ -147,16 +188,20 @@ export class Api {
   }
 }
 
-/** Streams a turn's events (after `after`, an event id, when given) until its latest `turn-end`. */
+/**
+ * Streams a turn's events (after `after`, an event id, when given) until
+ * its latest `turn-end`, or until `signal` aborts (the promise then rejects).
+ */
 export async function followTurn(
   api: Api,
   sessionId: string,
   turnId: string,
   after: string | undefined,
   onEvent: (event: StreamEvent) => void,
+  signal?: AbortSignal,
 ): Promise<void> {
   const path = `/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events`;
-  const response = await api.stream(path, after);
+  const response = await api.stream(path, after, signal);
   if (!response.body) throw new ApiError(response.status, 'The server sent no stream');
   await readEventStream(response.body, onEvent);
 }

@@ -1,12 +1,15 @@
 import { agentStatsLine } from './agent-stats.js';
 import { Api, followTurn, UnauthorizedError } from './api.js';
+import { approvalItem } from './approvals.js';
+import { BackgroundPanel } from './background-panel.js';
 import { ConfigEditor } from './config-editor.js';
 import { byId, h } from './dom.js';
 import { pathOf, renderGraph } from './graph.js';
 import { followEvents, messageItem } from './live-view.js';
+import { mergePages } from './session-pages.js';
 import { recentSessions, rememberSession } from './sessions.js';
 import { renderTurn, type TurnView, turnFromRecord } from './timeline.js';
-import type { Approval, GraphInfo, MessageItem, SessionBody, TurnRecord } from './types.js';
+import type { Approval, BackgroundTurnInfo, GraphInfo, MessageItem, SessionBody } from './types.js';
 
 const meta = (name: string) =>
   document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content.trim() || undefined;
@@ -30,6 +33,7 @@ const elements = {
   chatForm: byId<HTMLFormElement>('chat-form'),
   message: byId<HTMLTextAreaElement>('message'),
   send: byId<HTMLButtonElement>('send'),
+  inBackground: byId<HTMLInputElement>('background-toggle'),
   turns: byId<HTMLOListElement>('turns'),
   graphSection: byId('graph-section'),
   graph: byId('graph'),
@@ -38,6 +42,8 @@ const elements = {
 let sessionId: string | undefined;
 let turns: TurnView[] = [];
 let busy = false;
+/** The running turn this page follows as its session opened, if any: opening a session stops following it. */
+let following: { turnId: string; stop: AbortController } | undefined;
 /** How many agents the server hosts, once known. */
 let agentCount: number | undefined;
 /** The orchestrator's workflow graph, when it is a graph. */
@@ -93,8 +99,8 @@ function renderMessages(messages: readonly MessageItem[]): void {
 function renderApprovals(approvals: readonly Approval[]): void {
   elements.approvalsSection.hidden = approvals.length === 0;
   elements.approvals.replaceChildren(
-    ...approvals.map((approval) => {
-      const decide = (decision: 'approve' | 'reject') => async () => {
+    ...approvals.map((approval) =>
+      approvalItem(approval, async (decision) => {
         if (!sessionId) return;
         try {
           say(`${decision === 'approve' ? 'Approving' : 'Rejecting'} the call to ${approval.agent}…`);
@@ -104,32 +110,8 @@ function renderApprovals(approvals: readonly Approval[]): void {
         } catch (error) {
           fail(error);
         }
-      };
-      const label = `${approval.agent}: ${approval.message}`;
-      return h(
-        'li',
-        { class: `approval risk-${approval.risk}` },
-        h('p', {}, h('strong', { text: approval.agent }), ` (${approval.risk} risk): ${approval.message}`),
-        approval.reason ? h('p', { class: 'reason', text: `Reason: ${approval.reason}` }) : null,
-        h(
-          'div',
-          { class: 'row' },
-          h('button', {
-            type: 'button',
-            onclick: decide('approve'),
-            'aria-label': `Approve ${label}`,
-            text: 'Approve',
-          }),
-          h('button', {
-            type: 'button',
-            class: 'danger',
-            onclick: decide('reject'),
-            'aria-label': `Reject ${label}`,
-            text: 'Reject',
-          }),
-        ),
-      );
-    }),
+      }),
+    ),
   );
 }
 
@@ -198,26 +180,6 @@ async function loadAgents(): Promise<void> {
 /** The pages of the open session's history shown so far, merged: the newest and any older ones loaded. */
 let shown: SessionBody | undefined;
 
-/**
- * Joins two pages of one session's history: `older` first, each message and
- * turn once (a turn can straddle two pages: the newer page's record wins);
- * the cursor is the older page's, the approvals the newer page's.
- */
-function mergePages(older: SessionBody, newer: SessionBody): SessionBody {
-  const ids = new Set(newer.messages.map((message) => message.id));
-  const newerTurns = new Map(newer.turns.map((turn) => [turn.turnId, turn]));
-  const turnsOf: TurnRecord[] = older.turns.map((turn) => newerTurns.get(turn.turnId) ?? turn);
-  const olderIds = new Set(older.turns.map((turn) => turn.turnId));
-  const merged: SessionBody = {
-    ...newer,
-    messages: [...older.messages.filter((message) => !ids.has(message.id)), ...newer.messages],
-    turns: [...turnsOf, ...newer.turns.filter((turn) => !olderIds.has(turn.turnId))],
-  };
-  if (older.before) merged.before = older.before;
-  else delete merged.before;
-  return merged;
-}
-
 function showSession(body: SessionBody): void {
   shown = body;
   renderMessages(body.messages);
@@ -253,8 +215,18 @@ function setSession(id: string | undefined): void {
   else history.replaceState(null, '', window.location.pathname + window.location.search);
 }
 
+/** Stops following a running turn (another session opens, or the same one again, followed anew). */
+function stopFollowing(): void {
+  if (!following) return;
+  following.stop.abort();
+  following = undefined;
+  busy = false;
+  elements.send.disabled = false;
+}
+
 async function openSession(id: string): Promise<void> {
   const body = await api.session(id);
+  stopFollowing();
   setSession(id);
   showSession(body);
   rememberSession(id, body.messages.find((m) => m.role === 'user')?.content);
@@ -304,6 +276,20 @@ async function showStored(id: string, text: string): Promise<void> {
   if (agentStatsKept) await loadAgents();
 }
 
+/** Queues the message as a background turn: shows the 202 receipt, and the turn in the Background panel. */
+async function queue(text: string): Promise<void> {
+  elements.send.disabled = true;
+  try {
+    const receipt = await background.queue(text, sessionId);
+    rememberSession(receipt.sessionId, text);
+    await loadSessions();
+  } catch (error) {
+    fail(error);
+  } finally {
+    elements.send.disabled = busy;
+  }
+}
+
 async function send(text: string): Promise<void> {
   busy = true;
   elements.send.disabled = true;
@@ -331,25 +317,51 @@ async function send(text: string): Promise<void> {
 
 /** Follows a turn that is running as the session opens (after a reload, say) until it ends. */
 async function rejoin(id: string, turnId: string, text: string): Promise<void> {
+  const mine = { turnId, stop: new AbortController() };
+  following = mine;
   busy = true;
   elements.send.disabled = true;
   try {
     say('A turn is running: following it…');
-    await followTurn(api, id, turnId, undefined, liveView(text).onEvent);
+    await followTurn(api, id, turnId, undefined, liveView(text).onEvent, mine.stop.signal);
     if (id === sessionId) await showStored(id, text);
     say('Reply received.');
   } catch (error) {
-    fail(error);
+    if (!mine.stop.signal.aborted) fail(error);
   } finally {
-    busy = false;
-    elements.send.disabled = false;
+    if (following === mine) {
+      following = undefined;
+      busy = false;
+      elements.send.disabled = false;
+    }
   }
 }
+
+/** A background turn of the open session ended: shows the session as stored (a turn followed here shows itself). */
+async function backgroundEnded(turn: BackgroundTurnInfo): Promise<void> {
+  if (turn.sessionId !== sessionId || busy) return;
+  const newest = await api.session(turn.sessionId);
+  if (turn.sessionId !== sessionId || busy) return;
+  showSession(shown?.sessionId === turn.sessionId ? mergePages(shown, newest) : newest);
+}
+
+const background = BackgroundPanel.mount(api, {
+  say,
+  fail,
+  openSession: (id) => void openSession(id).catch(fail),
+  ended: (turn) => void backgroundEnded(turn).catch(fail),
+});
 
 elements.chatForm.addEventListener('submit', (event) => {
   event.preventDefault();
   const text = elements.message.value.trim();
-  if (!text || busy) return;
+  if (!text) return;
+  if (elements.inBackground.checked) {
+    elements.message.value = '';
+    void queue(text);
+    return;
+  }
+  if (busy) return;
   elements.message.value = '';
   void send(text);
 });

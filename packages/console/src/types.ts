@@ -133,6 +133,37 @@ export interface StreamEvent {
   resumed?: string;
 }
 
+/** The 202 receipt of `POST /v1/chat` with `background: true`. */
+export interface QueuedReceipt {
+  sessionId: string;
+  turnId: string;
+  status: 'queued';
+  /** Where the turn's events stream. */
+  events: string;
+}
+
+/** An entry of `GET /v1/background-turns`. */
+export interface BackgroundTurnInfo {
+  sessionId: string;
+  turnId: string;
+  /** `queued`, `running`, `awaiting_approval`, or how the turn ended. */
+  status: string;
+  /** ISO 8601. */
+  queuedAt?: string;
+  reply?: string;
+  error?: { code: string; message: string };
+}
+
+/** An entry of `GET /v1/schedules`. */
+export interface ScheduleInfo {
+  id: string;
+  message: string;
+  every?: number;
+  cron?: string;
+  timezone?: string;
+  sessionId?: string;
+}
+
 /** One version of a config item, as the API answers it. */
 export interface ConfigEntry {
   type: string;
