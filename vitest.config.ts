@@ -27,7 +27,12 @@ function standardDecorators(): Plugin {
 export default defineConfig({
   plugins: [standardDecorators()],
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
+    include: [
+      'packages/*/test/**/*.test.ts',
+      'apps/*/test/**/*.test.ts',
+      'examples/*/test/**/*.test.ts',
+      'docs/test/**/*.test.ts',
+    ],
     testTimeout: 30_000,
     // A polled condition (a browser showing a reply) may take a while on a loaded 2-core machine: wait up to 10 s.
     expect: { poll: { timeout: 10_000 } },

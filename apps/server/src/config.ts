@@ -15,7 +15,8 @@ function onOff(name: string, fallback: 'on' | 'off') {
     .transform((value) => value === 'on' || value === 'true' || value === '1');
 }
 
-const EnvSchema = z.object({
+/** The demo server's environment variables, each with its type, bounds and default (the docs' configuration page is generated from it). */
+export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   ORCHESTRATOR: z

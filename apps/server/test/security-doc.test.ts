@@ -8,9 +8,9 @@ import {
 import { describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 
-// Keeps docs/security.md honest where a check is cheap: the variables it names, the defaults it states.
+// Keeps docs/guides/security.md honest where a check is cheap: the variables it names, the defaults it states.
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
-const page = read('docs/security.md');
+const page = read('docs/guides/security.md');
 const configSource = read('apps/server/src/config.ts');
 
 /** The variables apps/server's schema reads: the keys of its `EnvSchema` object. */
@@ -48,9 +48,12 @@ function tableRows(header: string): string[][] {
   return rows;
 }
 
-describe('docs/security.md', () => {
+describe('docs/guides/security.md', () => {
   it('is linked from the README', () => {
-    expect(read('README.md').includes('](docs/security.md)'), 'README links docs/security.md').toBe(true);
+    expect(
+      read('README.md').includes('](docs/guides/security.md)'),
+      'README links docs/guides/security.md',
+    ).toBe(true);
   });
 
   it('names only variables apps/server reads', () => {

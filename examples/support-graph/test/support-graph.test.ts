@@ -105,7 +105,7 @@ describe('support-graph example (scripted model)', () => {
     expect(body.graph?.entry).toBe('classify');
     expect(body.graph?.mermaid).toContain('n_classify -.-> n_billing');
     // The docs page shows the same picture.
-    const doc = readFileSync(new URL('../../../docs/graphs.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../../docs/guides/graphs.md', import.meta.url), 'utf8');
     expect(doc).toContain(body.graph?.mermaid.trim());
   });
 

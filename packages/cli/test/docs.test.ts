@@ -3,13 +3,13 @@ import { parseDataset } from '@switchboard/runtime/eval';
 import { describe, expect, it } from 'vitest';
 import { cli } from './cli-support.js';
 
-const docs = await readFile(new URL('../../../docs/evals.md', import.meta.url), 'utf8');
+const docs = await readFile(new URL('../../../docs/guides/evals.md', import.meta.url), 'utf8');
 const blocks = (language: string) =>
   [...docs.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
     (match) => match[1] as string,
   );
 
-describe('docs/evals.md', () => {
+describe('docs/guides/evals.md', () => {
   it('shows datasets that parse', async () => {
     const [jsonl] = blocks('jsonl');
     const [yaml] = blocks('yaml');

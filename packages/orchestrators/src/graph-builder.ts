@@ -173,7 +173,7 @@ export class GraphBuilder<State extends GraphState> {
  * state, agent calls, nested orchestrators, questions to the user), edges
  * and conditional edges, an entry, then `compile()` it into an
  * orchestrator, usable wherever one is (an app's, a wrapper's inner one, an
- * `orchestratorAgent`'s). See `docs/graphs.md`.
+ * `orchestratorAgent`'s). See `docs/guides/graphs.md`.
  *
  * @example
  * ```ts

@@ -43,7 +43,7 @@ export interface KeywordOrchestratorOptions {
  * match the message goes to `fallbackAgent`, or the user gets a clarifying
  * question listing what the agents do. Keywords are compiled once, at
  * construction, and once per change of the live configuration, where an
- * agent's `keywords` item replaces its keywords (see `docs/configuration.md`).
+ * agent's `keywords` item replaces its keywords (see `docs/guides/configuration.md`).
  *
  * @example
  * ```ts

@@ -105,7 +105,7 @@ const StoredRouteSchema = z.object({
  * **Live configuration.** `task-type` items (named after the task type)
  * replace, add or disable task types, and `pattern` items narrow a
  * pattern's agents, change its `whenToUse` or disable it, from the next
- * turn on, on every replica (see `docs/configuration.md`); without items,
+ * turn on, on every replica (see `docs/guides/configuration.md`); without items,
  * the constructor's options hold. Prompts and schemas are built once per
  * configuration.
  *

@@ -5,7 +5,7 @@ import { KeywordOrchestrator } from '../src/keyword-orchestrator.js';
 import { MetaRouter } from '../src/meta-router.js';
 import { withSteps } from '../src/step-rules.js';
 
-const page = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+const page = readFileSync(new URL('../../../docs/guides/configuration.md', import.meta.url), 'utf8');
 /** Every ```http block of the page: its request line and its JSON body, if any. */
 const requests = [...page.matchAll(/```http\n([A-Z]+) (\S+)\n([\s\S]*?)```/g)].map(
   ([, method, path, body]) => ({
@@ -46,7 +46,7 @@ const router = withSteps(
 const app = new App({ name: 'docs', agents, logLevel: 'silent' }).mount(router);
 afterAll(() => app.close());
 
-describe('docs/configuration.md', () => {
+describe('docs/guides/configuration.md', () => {
   it('has requests the API accepts, in order, and that route the next turn', async () => {
     expect(requests.map(({ method, path }) => `${method} ${path}`)).toEqual([
       'PUT /v1/config/task-type/refunds',

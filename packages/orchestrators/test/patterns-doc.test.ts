@@ -29,12 +29,12 @@ import {
   SupervisorOrchestrator,
 } from '../src/index.js';
 
-const doc = readFileSync(new URL('../../../docs/patterns.md', import.meta.url), 'utf8');
+const doc = readFileSync(new URL('../../../docs/guides/patterns.md', import.meta.url), 'utf8');
 
 /** The text of the document from the first line that starts with `start` to the next `## ` heading. */
 function section(start: string): string {
   const from = doc.indexOf(`\n${start}`);
-  expect(from, `docs/patterns.md has a line starting with ${start}`).toBeGreaterThanOrEqual(0);
+  expect(from, `docs/guides/patterns.md has a line starting with ${start}`).toBeGreaterThanOrEqual(0);
   const to = doc.indexOf('\n## ', from + 1);
   return doc.slice(from, to < 0 ? undefined : to);
 }
@@ -110,7 +110,7 @@ function kinds(steps: readonly RouteStep[]) {
   return steps.map((step) => (step.kind === 'note' ? `note ${step.label}` : step.kind));
 }
 
-describe('docs/patterns.md', () => {
+describe('docs/guides/patterns.md', () => {
   const recording = useSpanRecording();
 
   /** The tree of `root` in the text from `start` on is the one recorded for the trace. */

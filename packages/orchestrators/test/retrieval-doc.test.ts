@@ -3,9 +3,9 @@ import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { limitsOf } from '../../runtime/src/retrieval/store-limits.js';
 
-// Keeps docs/retrieval.md honest: its code runs (on the scripted model server) and prints what the page shows; its limits are the code's.
+// Keeps docs/guides/retrieval.md honest: its code runs (on the scripted model server) and prints what the page shows; its limits are the code's.
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
-const page = read('docs/retrieval.md');
+const page = read('docs/guides/retrieval.md');
 const blocks = (language: string) =>
   [...page.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
     (match) => match[1] as string,
@@ -34,9 +34,9 @@ async function runBlock(code: string, index: number): Promise<string> {
   return printed.join('\n');
 }
 
-describe('docs/retrieval.md', () => {
+describe('docs/guides/retrieval.md', () => {
   it('is linked from the README', () => {
-    expect(read('README.md')).toContain('](docs/retrieval.md)');
+    expect(read('README.md')).toContain('](docs/guides/retrieval.md)');
   });
 
   it('quick start: runs and prints the reply the page shows', async () => {

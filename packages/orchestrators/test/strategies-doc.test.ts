@@ -2,9 +2,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { BUILT_IN_PROFILES, SEED_PROFILE } from '@switchboard/core';
 import { describe, expect, it, vi } from 'vitest';
 
-// Keeps docs/strategies.md honest: its quick start runs and prints what the page shows; its defaults table is the code's.
+// Keeps docs/guides/strategies.md honest: its quick start runs and prints what the page shows; its defaults table is the code's.
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
-const page = read('docs/strategies.md');
+const page = read('docs/guides/strategies.md');
 const blocks = (language: string) =>
   [...page.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
     (match) => match[1] as string,
@@ -35,9 +35,9 @@ function row(label: string): string[] {
     .map((cell) => cell.trim());
 }
 
-describe('docs/strategies.md', () => {
+describe('docs/guides/strategies.md', () => {
   it('is linked from the README', () => {
-    expect(read('README.md')).toContain('](docs/strategies.md)');
+    expect(read('README.md')).toContain('](docs/guides/strategies.md)');
   });
 
   it('quick start: runs and prints what the page shows', async () => {

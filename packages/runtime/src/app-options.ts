@@ -77,7 +77,7 @@ export interface AppOptions extends TurnOptions, ServerLimits {
    * replica takes the job, read at `GET /v1/sessions/:id/turns/:turnId`,
    * their results POSTed to a `callbackUrl` when `callbacks` is set (the
    * signing secret and limits of a {@link CallbackSender}, or one; see
-   * `docs/callbacks.md`) (default:
+   * `docs/guides/callbacks.md`) (default:
    * on, queued in this process, see {@link InMemoryTurnQueue}; BullMQ across
    * replicas with `bullmqTurnQueue` from `@switchboard/runtime/bullmq`).
    * `false`: background turns are refused (400).
@@ -110,7 +110,7 @@ export interface AppOptions extends TurnOptions, ServerLimits {
   rateLimiter?: RateLimiter;
   /**
    * Spending limits on model calls per turn, session and tenant, with a
-   * price table for cost (see {@link BudgetOptions} and `docs/budgets.md`).
+   * price table for cost (see {@link BudgetOptions} and `docs/guides/budgets.md`).
    * A turn whose next model call could pass one ends `budget_exceeded`.
    * Checked when the app is made. Off by default.
    */

@@ -111,7 +111,7 @@ export class App {
   /**
    * The live configuration: task types, patterns, step rules, keywords and
    * profiles as validated, versioned items per tenant, which the
-   * orchestrators read on every turn (see `docs/configuration.md`); served
+   * orchestrators read on every turn (see `docs/guides/configuration.md`); served
    * at `/v1/config`.
    */
   readonly config: ConfigAdmin;

@@ -63,7 +63,7 @@ export interface RedisStores {
   eventLog: RedisTurnEventLog;
   /** Counts model spending per session and tenant across replicas (used with the app's `budgets`). */
   budgetCounters: RedisBudgetCounters;
-  /** Keeps the live configuration items, and tells every replica of each change (see `docs/configuration.md`). */
+  /** Keeps the live configuration items, and tells every replica of each change (see `docs/guides/configuration.md`). */
   configStore: RedisConfigStore;
 }
 

@@ -27,7 +27,7 @@ export interface ModelPrice {
 }
 
 /**
- * Spending limits for model calls (see `docs/budgets.md`). Every model call
+ * Spending limits for model calls (see `docs/guides/budgets.md`). Every model call
  * that goes through Switchboard's model-call helpers (`llmAgent`, the LLM
  * routers, retrieval summaries, `chargeModelCall` in your own code) is
  * checked before it is sent with the most it may cost (its estimated input

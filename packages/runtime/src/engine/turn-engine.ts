@@ -98,7 +98,7 @@ interface Caller {
  * This is the front door: it applies the options' defaults, builds the
  * request's context, and hands over to the opening (a new message), the
  * resumption (an approval, a cancel) and the session hold; see
- * `docs/turn-engine.md` for the engine's files.
+ * `docs/concepts/turn-life.md` for the engine's files.
  */
 export class TurnEngine {
   readonly #parts: EngineParts;

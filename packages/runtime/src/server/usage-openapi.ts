@@ -51,7 +51,7 @@ export function usagePaths() {
         summary:
           'Spending against the budgets: the caller’s tenant’s this UTC day and month, and a session’s',
         description:
-          'Scope `sessions:read`. Tokens and estimated cost of model calls, with the limits set and what is left (see docs/budgets.md). A key sees its own tenant only; a key bound to a user must name one of its sessions and gets no tenant totals. 404 `not_configured` when the app has no budgets.',
+          'Scope `sessions:read`. Tokens and estimated cost of model calls, with the limits set and what is left (see docs/guides/budgets.md). A key sees its own tenant only; a key bound to a user must name one of its sessions and gets no tenant totals. 404 `not_configured` when the app has no budgets.',
         parameters: [
           {
             name: 'sessionId',

@@ -207,7 +207,7 @@ export interface TurnRecord {
   profile?: string;
   /**
    * The live configuration's versions the turn started under (see
-   * `docs/configuration.md`), when any item was ever set: a routing change
+   * `docs/guides/configuration.md`), when any item was ever set: a routing change
    * traces back to the config change that made it.
    */
   configVersion?: ConfigVersion;

@@ -291,8 +291,8 @@ describe('budget options', () => {
   });
 });
 
-describe('docs/budgets.md', () => {
-  const page = readFileSync(new URL('../../../../docs/budgets.md', import.meta.url), 'utf8');
+describe('docs/guides/budgets.md', () => {
+  const page = readFileSync(new URL('../../../../docs/guides/budgets.md', import.meta.url), 'utf8');
 
   /** The object literal that follows `label` in `text`, braces balanced. */
   function literalAfter(text: string, label: string): string {

@@ -8,8 +8,8 @@ import { callbackSecretKey, signCallback } from '../../src/callbacks/callback-si
 import { CallbackSender, generateCallbackSecret } from '../../src/callbacks/index.js';
 import { startReceiver } from './receiver.js';
 
-// Keeps docs/callbacks.md honest: both receivers it shows run against real deliveries, and its limits are the code's.
-const page = readFileSync(new URL('../../../../docs/callbacks.md', import.meta.url), 'utf8');
+// Keeps docs/guides/callbacks.md honest: both receivers it shows run against real deliveries, and its limits are the code's.
+const page = readFileSync(new URL('../../../../docs/guides/callbacks.md', import.meta.url), 'utf8');
 const block = (language: string) =>
   page.match(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``))?.[1] ?? '';
 
@@ -30,7 +30,7 @@ afterAll(async () => {
   for (const file of files) rmSync(file, { force: true });
 });
 
-describe('docs/callbacks.md', () => {
+describe('docs/guides/callbacks.md', () => {
   it('the receiver with verifyCallback accepts a delivery once per id, and answers 401 to a forged one', async () => {
     vi.stubEnv('SWITCHBOARD_CALLBACK_SECRET', secret);
     const code = block('ts');
