@@ -220,7 +220,12 @@ export class BackgroundTurns {
       records.map(async (record) => {
         if (record.state !== 'started') return viewOfRecord(record);
         const last = await sessions.lastTurn(record.sessionId);
-        if (last?.turnId === record.turnId) return { ...viewOfRecord(record), status: last.status };
+        // Still under way: its status is all there is to show (no reply yet).
+        if (
+          last?.turnId === record.turnId &&
+          (last.status === 'running' || last.status === 'awaiting_approval')
+        )
+          return { ...viewOfRecord(record), status: last.status };
         const stored = await this.#parts.readTurn(sessions, record.sessionId, record.turnId);
         return stored ? withQueuedAt(stored, record) : viewOfRecord(record);
       }),
@@ -260,6 +265,9 @@ export class BackgroundTurns {
       copyDefined(record, job, ['userId', 'callbackUrl']);
       await this.#records.create(job.tenantId, record);
     }
+    // A session busy with another turn is waited for while the turn stays queued (and cancellable).
+    const busy = await this.#sessionBusy(job);
+    if (busy) return busy;
     const claimed = await this.#records.change(job.tenantId, job.turnId, (record) =>
       record.state === 'queued' || record.state === 'started' ? { ...record, state: 'started' } : record,
     );
@@ -278,6 +286,26 @@ export class BackgroundTurns {
       return { kind: 'done' };
     }
     if (job.callbackUrl) await this.#callBack(job.callbackUrl, result);
+    return { kind: 'done' };
+  }
+
+  /**
+   * Whether the job's session runs another turn now: under `wait`, the job
+   * comes back later, still queued (its turn opens only once the session is
+   * free; the engine still waits for a session that became busy in
+   * between); under `reject` it fails `session_busy`. `interrupt` goes on
+   * (it stops the running turn), and a paused turn is left to the engine
+   * (its pending approvals decide). Undefined to run now.
+   */
+  async #sessionBusy(job: QueuedTurn): Promise<QueueOutcome | undefined> {
+    const policy = job.concurrency ?? this.#parts.concurrency;
+    if (policy === 'interrupt') return undefined;
+    const last = await this.#parts.sessionsOf(job.tenantId).lastTurn(job.sessionId);
+    if (last?.status !== 'running' || last.turnId === job.turnId) return undefined;
+    const busy = new SessionBusyError({ sessionId: job.sessionId });
+    if (this.#shouldWait(job, busy)) return { kind: 'later', delayMs: this.#busyRetryMs };
+    const failed = await this.#fail(job, busy);
+    if (job.callbackUrl && failed) await this.#callBack(job.callbackUrl, viewOfRecord(failed));
     return { kind: 'done' };
   }
 

@@ -192,6 +192,9 @@ describe('background turns, in memory', () => {
       sessionId: running.sessionId,
       background: true,
     });
+    // While the session is busy it stays queued (and cancellable), however often a replica looks.
+    await sleep(50);
+    expect((await statusOf(app, waiting.sessionId, waiting.turnId)).body.status).toBe('queued');
     gated.release();
     await until(
       () => Promise.resolve(gated.runs.length),
@@ -256,6 +259,8 @@ describe('background turns, in memory', () => {
       await app.request('/v1/background-turns?status=completed', { headers: ann })
     ).json()) as { data: View[] };
     expect(own.data.map((turn) => turn.turnId)).toEqual([receipt.turnId]);
+    // The latest turn of its session lists its answer too.
+    expect(own.data[0]?.reply).toBe('echo: mine');
     await app.close();
   });
 });
