@@ -132,7 +132,6 @@ describe('a turn recovered after its replica stopped', () => {
       name: 'desk',
       agents: [slowAgent('maps', 1), slowAgent('weather', 1)],
       handler: fanOut(['maps', 'weather']),
-      leaseTtlMs: 200,
     });
     apps.push(app);
     // The part the dead replica traced before it stopped (its trace and root span ids).
