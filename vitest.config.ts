@@ -72,7 +72,7 @@ function startsProcesses(file: string, seen: Map<string, boolean>): boolean {
  * The test files that start processes (servers as a user runs them, replicas, redis-servers of their own,
  * Chromium), found by what they import: they run one at a time, after the others, so that start-ups and
  * timing-bound checks (a Redis out of memory, a killed replica) never compete with another file for the 2
- * cores. Every other file runs in process, before them.
+ * cores. Every other file runs in process, two at a time.
  */
 const processFiles = TEST_DIRS.filter((dir) => existsSync(join(root, dir))).flatMap((dir) => {
   const seen = new Map<string, boolean>();
@@ -98,7 +98,8 @@ export default defineConfig({
           name: 'in-process',
           include,
           exclude: processFiles,
-          maxWorkers: 1,
+          // Two files at a time (vitest's default on 2 cores is one): most wait on timers, Redis and sockets.
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },
