@@ -5,8 +5,6 @@ import { type StartedServer, spawnServer } from './spawn-server.js';
 
 export type { StartedServer };
 
-/** How long a process may take to print its `listening on` line (tsx compiles on start). */
-const START_TIMEOUT_MS = 8_000;
 /** How long a process may take to exit after SIGTERM. */
 const STOP_TIMEOUT_MS = 5_000;
 
@@ -25,7 +23,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * started it.
  */
 export function startServer(env: Record<string, string>): StartedServer {
-  const server = spawnServer(env, { startTimeoutMs: START_TIMEOUT_MS });
+  const server = spawnServer(env);
   children.push(server);
   return server;
 }

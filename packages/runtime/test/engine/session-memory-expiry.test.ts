@@ -27,7 +27,8 @@ class Remembering extends AbstractOrchestrator {
   }
 }
 
-describe('session memory lifetime', () => {
+// Each test waits out a 1 s idle time on an app of its own: the three wait side by side.
+describe.concurrent('session memory lifetime', () => {
   it('expires with the session idle time, while user memory stays', async () => {
     const memoryStore = new InMemoryMemoryStore();
     const agent = defineAgent({ name: 'noop', description: 'Unused', run: () => 'unused' });
@@ -46,7 +47,7 @@ describe('session memory lifetime', () => {
   });
 });
 
-describe.each([
+describe.concurrent.each([
   [
     'in memory',
     () => ({

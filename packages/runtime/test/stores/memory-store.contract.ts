@@ -1,5 +1,5 @@
 import { type MemoryResult, StoreUnavailableError, ValidationError } from '@switchboard/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { bindMemory, memoryNamespace } from '../../src/stores/memory-binding.js';
 import { canTouch, type MemoryStore } from '../../src/stores/memory-store.js';
 
@@ -77,6 +77,12 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((store) => store.close?.()));
     });
+    /** For a test that runs alongside others (`it.concurrent`): its store is closed when it ends. */
+    const openFor = async ({ onTestFinished }: TestContext) => {
+      const store = await factory();
+      onTestFinished(() => store.close?.());
+      return store;
+    };
 
     it('reads back what was written, and undefined for an absent key', async () => {
       const store = await open();
@@ -124,8 +130,9 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       expect(await store.get('app', 'bad')).toBeUndefined();
     });
 
-    it('expires a value after its ttl; a plain set keeps it forever', async () => {
-      const store = await open();
+    // Each of these waits past a ttl on its own store: they wait side by side.
+    it.concurrent('expires a value after its ttl; a plain set keeps it forever', async (context) => {
+      const store = await openFor(context);
       await store.set('app', 'short', 'soon gone', { ttlSeconds: 0.3 });
       await store.set('app', 'kept', 'stays');
       expect(await store.get('app', 'short')).toBe('soon gone');
@@ -134,8 +141,8 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       expect(await store.get('app', 'kept')).toBe('stays');
     });
 
-    it('keeps the expiry on update unless a new ttl is given', async () => {
-      const store = await open();
+    it.concurrent('keeps the expiry on update unless a new ttl is given', async (context) => {
+      const store = await openFor(context);
       await store.set('app', 'window', 1, { ttlSeconds: 0.3 });
       expect(await store.update('app', 'window', (n: number) => n + 1, 0)).toBe(2);
       await store.update('app', 'renewed', (n: number) => n + 1, 0, { ttlSeconds: 0.3 });
@@ -145,8 +152,8 @@ export function describeMemoryStoreContract(name: string, factory: MemoryStoreFa
       expect(await store.get('app', 'renewed')).toBe(2);
     });
 
-    it('touch extends renewable values only, and a write with its own ttl ends renewal', async () => {
-      const store = await open();
+    it.concurrent('touch extends renewable values only, and a write with its own ttl ends renewal', async (context) => {
+      const store = await openFor(context);
       if (!canTouch(store)) throw new Error(`${name} should support touch()`);
       const ns = 'session:touched';
       await store.set(ns, 'profile', { step: 1 }, { ttlSeconds: 0.6, renewable: true });

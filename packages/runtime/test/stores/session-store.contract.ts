@@ -1,5 +1,5 @@
 import { createId, type MessageItem, SessionBusyError } from '@switchboard/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import type { SessionStore, TurnRecord } from '../../src/stores/session-store.js';
 
 /** Builds a store for one test; the suite closes it afterwards. */
@@ -91,6 +91,12 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
     afterEach(async () => {
       await Promise.all(opened.splice(0).map((store) => store.close?.()));
     });
+    /** For a test that runs alongside others (`it.concurrent`): its store is closed when it ends. */
+    const openFor = async ({ onTestFinished }: TestContext, idleTtlSeconds: number) => {
+      const store = await factory({ idleTtlSeconds });
+      onTestFinished(() => store.close?.());
+      return store;
+    };
 
     it('keeps messages in append order across calls and returns them oldest first', async () => {
       const store = await open();
@@ -246,8 +252,9 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       expect(contents(await store.read('s2'))).toEqual(['two']);
     });
 
-    it('forgets a session after its idle time, and every write postpones that', async () => {
-      const store = await open(1);
+    // Each of these waits past a 1 s idle time on its own store and sessions: they wait side by side.
+    it.concurrent('forgets a session after its idle time, and every write postpones that', async (context) => {
+      const store = await openFor(context, 1);
       await store.append('idle', [userMessage('one')], { turn: turnRecord('x') });
       await store.append('busy', [userMessage('one')]);
       await sleep(650);
@@ -260,8 +267,8 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       expect(await store.listTurns('busy')).toHaveLength(1);
     });
 
-    it('keeps a session whose turn awaits an approval until the approval expires, beyond the idle time', async () => {
-      const store = await open(1);
+    it.concurrent('keeps a session whose turn awaits an approval until the approval expires, beyond the idle time', async (context) => {
+      const store = await openFor(context, 1);
       const asked = question('refund 500');
       await store.openTurn('paused', asked, { turn: runningTurn(asked.id), limit: 10 });
       const approval = {
@@ -283,8 +290,8 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
       expect((await store.lastTurn('paused'))?.approvals).toEqual([approval]);
     });
 
-    it('keeps a session while its lease is held and renewed, beyond the idle time', async () => {
-      const store = await open(1);
+    it.concurrent('keeps a session while its lease is held and renewed, beyond the idle time', async (context) => {
+      const store = await openFor(context, 1);
       const holder = await store.acquireLease('held', { ttlMs: 600, waitMs: 0 });
       await store.append('held', [userMessage('long turn')], { lease: holder });
       const renewals = setInterval(() => void Promise.resolve(holder.renew()).catch(() => {}), 150);
