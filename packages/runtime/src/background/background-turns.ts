@@ -160,7 +160,15 @@ export class BackgroundTurns {
         ? createId('turn')
         : turnIdForKey(request.idempotencyKey, tenantId));
     const receipt: QueuedTurnReceipt = { sessionId, turnId, status: 'queued' };
-    if (request.idempotencyKey !== undefined && (await this.#records.get(tenantId, turnId))) return receipt;
+    if (request.idempotencyKey !== undefined) {
+      const known = await this.#records.get(tenantId, turnId);
+      // A retry of a request that was queued answers the same; one that could not be queued is queued now.
+      if (
+        known &&
+        !(known.state === 'failed' && known.error?.code !== undefined && REQUEUED.has(known.error.code))
+      )
+        return receipt;
+    }
     if ((request.concurrency ?? this.#parts.concurrency) === 'reject') {
       const last = await this.#parts.sessionsOf(tenantId).lastTurn(sessionId);
       if (last?.status === 'running' || last?.status === 'awaiting_approval')
@@ -350,6 +358,9 @@ export class BackgroundTurns {
     }
   }
 }
+
+/** Why a turn could not be queued that a retry with the same `Idempotency-Key` may overcome. */
+const REQUEUED = new Set(['store_unavailable', 'queue_full']);
 
 /** The turn id of a background turn queued with an `Idempotency-Key`: a retried request queues the same turn. */
 export function turnIdForKey(idempotencyKey: string, tenantId = ''): string {

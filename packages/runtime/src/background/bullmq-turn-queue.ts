@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { StoreUnavailableError } from '@switchboard/core';
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { QueueFullError } from './background-errors.js';
@@ -42,6 +44,12 @@ export interface BullmqTurnQueueOptions {
   maxQueued?: number;
   /** How long finished jobs stay in Redis (default 3 600 s; the turn itself lives in the session store). */
   keepFinishedSeconds?: number;
+  /**
+   * How long queueing a turn waits for Redis before the request gets 503
+   * `store_unavailable` (default 5 000 ms): BullMQ's own connections never
+   * give up a command, so an unreachable Redis would otherwise hold it.
+   */
+  commandTimeoutMs?: number;
 }
 
 /**
@@ -66,6 +74,42 @@ export function bullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueue {
 const JOB_NAME = 'turn';
 const TICK_NAME = 'tick';
 
+/**
+ * `operation`, or a `StoreUnavailableError` once `timeoutMs` passed or when
+ * it failed: `not_stored` when nothing can have been written, `unknown` when
+ * the write may still land (a retry with the same `Idempotency-Key` queues
+ * the same turn, so it is safe).
+ */
+async function withinTime<T>(
+  operation: Promise<T>,
+  timeoutMs: number,
+  outcome: 'not_stored' | 'unknown',
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new StoreUnavailableError({
+            message: `Redis did not answer the job queue within ${timeoutMs} ms`,
+            outcome,
+          }),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([operation, late]);
+  } catch (error) {
+    if (StoreUnavailableError.isInstance(error)) throw error;
+    throw new StoreUnavailableError({ message: 'The job queue failed', cause: error, outcome });
+  } finally {
+    clearTimeout(timer);
+    // The operation may still settle after the timeout: its rejection must not go unhandled.
+    operation.catch(() => {});
+  }
+}
+
 /** When a schedule's tick was due: the end of its job id (`repeat:<scheduler>:<ms>`), the same on every replica. */
 function tickTimeOf(job: Job): number {
   const at = Number(job.id?.slice(job.id.lastIndexOf(':') + 1));
@@ -88,6 +132,9 @@ class BullmqTurnQueue implements TurnQueue {
   #queue: Queue<QueuedTurn | ScheduledTurn> | undefined;
   #worker: Worker<QueuedTurn | ScheduledTurn> | undefined;
   readonly #connections: Array<Redis | Cluster> = [];
+  #workerConnection: Redis | Cluster | undefined;
+  /** The jobs this replica is running (a drain waits for them). */
+  readonly #running = new Set<Promise<unknown>>();
 
   constructor({
     connection,
@@ -99,6 +146,7 @@ class BullmqTurnQueue implements TurnQueue {
     maxStalledCount = 3,
     maxQueued = 10_000,
     keepFinishedSeconds = 3_600,
+    commandTimeoutMs = 5_000,
   }: BullmqTurnQueueOptions) {
     this.#connection = connection;
     this.#options = {
@@ -110,19 +158,26 @@ class BullmqTurnQueue implements TurnQueue {
       maxStalledCount,
       maxQueued,
       keepFinishedSeconds,
+      commandTimeoutMs,
     };
   }
 
   async add(job: QueuedTurn): Promise<void> {
     const queue = this.#queueOf();
-    const { maxQueued, keepFinishedSeconds } = this.#options;
-    if ((await queue.count()) >= maxQueued) throw new QueueFullError(maxQueued);
-    await queue.add(JOB_NAME, job, {
-      // One job per turn id: a retried request's second add is ignored.
-      jobId: job.turnId,
-      removeOnComplete: { age: keepFinishedSeconds },
-      removeOnFail: { age: keepFinishedSeconds },
-    });
+    const { maxQueued, keepFinishedSeconds, commandTimeoutMs } = this.#options;
+    // BullMQ's connections never give up a command: a request waits this long at most for Redis.
+    const counted = await withinTime(queue.count(), commandTimeoutMs, 'not_stored');
+    if (counted >= maxQueued) throw new QueueFullError(maxQueued);
+    await withinTime(
+      queue.add(JOB_NAME, job, {
+        // One job per turn id: a retried request's second add is ignored.
+        jobId: job.turnId,
+        removeOnComplete: { age: keepFinishedSeconds },
+        removeOnFail: { age: keepFinishedSeconds },
+      }),
+      commandTimeoutMs,
+      'unknown',
+    );
   }
 
   async remove(turnId: string): Promise<void> {
@@ -133,6 +188,7 @@ class BullmqTurnQueue implements TurnQueue {
   start(work: QueueWork): void {
     if (this.#worker) return;
     const { name, prefix, concurrency, lockDurationMs, stalledIntervalMs, maxStalledCount } = this.#options;
+    this.#workerConnection = this.#duplicate();
     this.#worker = new Worker<QueuedTurn | ScheduledTurn>(
       name,
       async (job: Job<QueuedTurn | ScheduledTurn>, token?: string) => {
@@ -141,7 +197,14 @@ class BullmqTurnQueue implements TurnQueue {
           job.name === TICK_NAME
             ? tickTurn(job.data as ScheduledTurn, tickTimeOf(job))
             : (job.data as QueuedTurn);
-        const outcome = await work(turn);
+        const running = work(turn);
+        this.#running.add(running);
+        let outcome: Awaited<typeof running>;
+        try {
+          outcome = await running;
+        } finally {
+          this.#running.delete(running);
+        }
         if (outcome.kind === 'later') {
           // Back to waiting without counting an attempt: the session was busy, or the store out.
           await job.moveToDelayed(Date.now() + outcome.delayMs, token);
@@ -149,7 +212,7 @@ class BullmqTurnQueue implements TurnQueue {
         }
       },
       {
-        connection: this.#duplicate(),
+        connection: this.#workerConnection,
         prefix,
         concurrency,
         lockDuration: lockDurationMs,
@@ -162,14 +225,29 @@ class BullmqTurnQueue implements TurnQueue {
   }
 
   async stop(): Promise<void> {
-    // Waits for the jobs this replica runs; the others stay queued for the rest.
-    await this.#worker?.close();
+    const worker = this.#worker;
+    if (!worker) return;
+    this.#worker = undefined;
+    // Takes no more jobs and waits for the ones this replica runs; the others stay queued for the rest.
+    const graceful = worker.close().then(
+      () => true,
+      () => true,
+    );
+    await Promise.allSettled([...this.#running]);
+    // With Redis unreachable BullMQ's close waits for it forever (and a forced close then waits on it too):
+    // once nothing runs there is nothing to wait for, so the worker's connection is dropped instead.
+    const closed = await Promise.race([graceful, delay(this.#options.commandTimeoutMs).then(() => false)]);
+    if (!closed) this.#workerConnection?.disconnect();
   }
 
   async close(): Promise<void> {
     await this.stop();
-    await this.#queue?.close();
-    await Promise.allSettled(this.#connections.map((connection) => connection.quit()));
+    await withinTime(
+      this.#queue?.close() ?? Promise.resolve(),
+      this.#options.commandTimeoutMs,
+      'unknown',
+    ).catch(() => {});
+    for (const connection of this.#connections) connection.disconnect();
   }
 
   async schedule(id: string, timing: ScheduleTiming, template: ScheduledTurn): Promise<void> {
@@ -193,6 +271,7 @@ class BullmqTurnQueue implements TurnQueue {
       prefix: this.#options.prefix,
       streams: { events: { maxLen: 1_000 } },
     });
+    this.#queue.on('error', () => {});
     return this.#queue;
   }
 
