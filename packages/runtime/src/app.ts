@@ -29,6 +29,7 @@ import { publishesGraph } from './agents/published-graph.js';
 import { conversationIndex } from './backend/conversation-index.js';
 import { appBackground } from './background/app-background.js';
 import { BackgroundUnavailableError } from './background/background-errors.js';
+import { BackgroundMetrics } from './background/background-metrics.js';
 import type { BackgroundTurns, QueuedTurnReceipt } from './background/background-turns.js';
 import type { Schedules } from './background/schedules.js';
 import { appBudgets } from './budgets/app-budgets.js';
@@ -231,6 +232,7 @@ export class App {
       track: (turn) => this.#track(turn),
       exposeErrorDetails: this.#options.exposeErrorDetails,
       concurrency: this.#options.concurrency ?? 'wait',
+      metrics: recording ? new BackgroundMetrics(meter, this.name) : undefined,
     });
     this.#background = background?.turns;
     this.#schedules = background?.schedules;

@@ -15,6 +15,7 @@ import { isPromiseLike } from '../promise-like.js';
 import { unexpectedErrorLog } from '../server/request-log.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import { userSessions } from '../stores/user-sessions.js';
+import type { BackgroundMetrics } from './background-metrics.js';
 import { type BackgroundOptions, BackgroundTurns, type CallbackDelivery } from './background-turns.js';
 import { InMemoryTurnQueue } from './in-memory-turn-queue.js';
 import { Schedules, type SchedulesOptions } from './schedules.js';
@@ -36,12 +37,14 @@ export interface AppBackgroundParts {
   track: (turn: Promise<TurnResult>) => Promise<TurnResult>;
   exposeErrorDetails: boolean | undefined;
   concurrency: ConcurrencyPolicy;
+  /** Counts what happens to background turns and callbacks (absent: nothing records). */
+  metrics?: BackgroundMetrics;
 }
 
 /** Makes and starts an app's background turns and schedules (none with `background: false`). */
 export function appBackground(
   options: AppBackgroundOptions | false | undefined,
-  { engine, memory, logger, track, exposeErrorDetails, concurrency }: AppBackgroundParts,
+  { engine, memory, logger, track, exposeErrorDetails, concurrency, metrics }: AppBackgroundParts,
 ): { turns: BackgroundTurns; schedules: Schedules } | undefined {
   if (options === false) return undefined;
   const queue = options?.queue ?? new InMemoryTurnQueue();
@@ -66,6 +69,7 @@ export function appBackground(
       logger,
       concurrency,
       callbacks: callbackSenderOf(options?.callbacks, logger),
+      metrics,
     },
     options,
   );

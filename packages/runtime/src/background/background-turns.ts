@@ -24,6 +24,7 @@ import type { Logger } from '../logging/logger.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionStore } from '../stores/session-store.js';
 import type { RouteStep, TurnStatus } from '../turns/turn-record.js';
+import type { BackgroundMetrics } from './background-metrics.js';
 import { type BackgroundRecord, BackgroundRecords } from './background-records.js';
 import { copyDefined } from './copy-defined.js';
 import type { QueuedTurn, QueueOutcome, TurnQueue } from './turn-queue.js';
@@ -71,6 +72,8 @@ export interface BackgroundParts {
   logger: Logger;
   concurrency: ConcurrencyPolicy;
   callbacks?: CallbackDelivery;
+  /** Counts what happens to background turns and callbacks (none without a meter provider). */
+  metrics?: BackgroundMetrics;
 }
 
 /** Options of background turns (the app's `background` option). */
@@ -193,6 +196,7 @@ export class BackgroundTurns {
       await this.#fail(job, error).catch(() => {});
       throw error;
     }
+    this.#parts.metrics?.turn('queued');
     return receipt;
   }
 
@@ -256,6 +260,7 @@ export class BackgroundTurns {
       current.state === 'queued' && mine(current) ? { ...current, state: 'cancelled' } : current,
     );
     if (record?.state !== 'cancelled' || !mine(record)) return undefined;
+    this.#parts.metrics?.turn('cancelled');
     await this.#parts.queue.remove(turnId).catch(() => {});
     return viewOfRecord(record);
   }
@@ -281,12 +286,14 @@ export class BackgroundTurns {
     );
     // Cancelled while queued, failed, or expired: nothing to run.
     if (claimed?.state !== 'started') return { kind: 'done' };
+    this.#parts.metrics?.turn('started');
     let result: TurnResult;
     try {
       result = await this.#parts.run(requestOf(job));
     } catch (error) {
       if (this.#shouldWait(job, error)) {
         await this.#records.change(job.tenantId, job.turnId, (record) => ({ ...record, state: 'queued' }));
+        this.#parts.metrics?.turn('deferred');
         return { kind: 'later', delayMs: this.#busyRetryMs };
       }
       const failed = await this.#fail(job, error);
@@ -311,7 +318,10 @@ export class BackgroundTurns {
     const last = await this.#parts.sessionsOf(job.tenantId).lastTurn(job.sessionId);
     if (last?.status !== 'running' || last.turnId === job.turnId) return undefined;
     const busy = new SessionBusyError({ sessionId: job.sessionId });
-    if (this.#shouldWait(job, busy)) return { kind: 'later', delayMs: this.#busyRetryMs };
+    if (this.#shouldWait(job, busy)) {
+      this.#parts.metrics?.turn('deferred');
+      return { kind: 'later', delayMs: this.#busyRetryMs };
+    }
     const failed = await this.#fail(job, busy);
     if (job.callbackUrl && failed) await this.#callBack(job.callbackUrl, viewOfRecord(failed));
     return { kind: 'done' };
@@ -332,6 +342,7 @@ export class BackgroundTurns {
     const publicError = known
       ? this.#parts.publicError(known)
       : { code: 'internal_error', message: 'Internal server error' };
+    this.#parts.metrics?.turn('refused');
     return this.#records.change(job.tenantId, job.turnId, (record) => ({
       ...record,
       state: 'failed',
@@ -347,6 +358,7 @@ export class BackgroundTurns {
     const deliveryId = `${result.turnId}:${result.status}:${result.steps?.length ?? 0}`;
     try {
       const sent = await callbacks.send({ url, deliveryId, event, body: result });
+      this.#parts.metrics?.callback(sent.delivered ? 'delivered' : 'failed');
       if (!sent.delivered)
         logger.warn(
           { turnId: result.turnId, outcome: sent.outcome, attempts: sent.attempts },
@@ -354,6 +366,7 @@ export class BackgroundTurns {
         );
     } catch (error) {
       // Refused at once (its queue full, its URL no longer allowed): the turn's result stays readable.
+      this.#parts.metrics?.callback('refused');
       logger.warn({ err: error, turnId: result.turnId }, 'callback not sent');
     }
   }
