@@ -1,15 +1,3 @@
-/**
- * Background turns: queued at once (202), run by whichever replica takes
- * the job, read and cancelled by id, their results POSTed to a callback.
- *
- * A job may run twice (its replica died, BullMQ gave it to another): the
- * turn opens with an idempotency key, so the second run finds the first's
- * turn and returns it, or recovers it when it was left running. Its effect
- * is stored once.
- *
- * @module
- */
-import { createHash } from 'node:crypto';
 import {
   ApprovalPendingError,
   createId,
@@ -23,37 +11,21 @@ import type { ConcurrencyPolicy, TurnRequest, TurnResult } from '../engine/turn-
 import type { Logger } from '../logging/logger.js';
 import type { MemoryStore } from '../stores/memory-store.js';
 import type { SessionStore } from '../stores/session-store.js';
-import type { RouteStep, TurnStatus } from '../turns/turn-record.js';
 import type { BackgroundMetrics } from './background-metrics.js';
 import { type BackgroundRecord, BackgroundRecords } from './background-records.js';
 import { copyDefined } from './copy-defined.js';
 import type { QueuedTurn, QueueOutcome, TurnQueue } from './turn-queue.js';
+import {
+  type QueuedTurnReceipt,
+  requestOf,
+  type TurnStatusView,
+  turnIdForKey,
+  viewOfRecord,
+  withQueuedAt,
+} from './turn-views.js';
 
-/** Where a turn stands, as `GET /v1/sessions/:id/turns/:turnId` reports it. */
-export type TurnProgress = TurnStatus | 'queued';
-
-/** A turn's status and, once it has one, its result (see {@link BackgroundTurns.status}). */
-export interface TurnStatusView {
-  sessionId: string;
-  turnId: string;
-  status: TurnProgress;
-  /** The answer (or the approval message while paused); absent while queued or running. */
-  reply?: string;
-  steps?: RouteStep[];
-  approvals?: TurnResult['approvals'];
-  usage?: TurnResult['usage'];
-  traceId?: string;
-  error?: { code: string; message: string };
-  /** When a background turn was queued (ISO 8601). */
-  queuedAt?: string;
-}
-
-/** What `background: true` answers at once. */
-export interface QueuedTurnReceipt {
-  sessionId: string;
-  turnId: string;
-  status: 'queued';
-}
+export type { QueuedTurnReceipt, TurnProgress, TurnStatusView } from './turn-views.js';
+export { turnIdForKey } from './turn-views.js';
 
 /** Sends a background turn's result to its `callbackUrl`: a {@link CallbackSender}, or your own with its shape. */
 export type CallbackDelivery = Pick<CallbackSender, 'validateUrl' | 'send' | 'close'>;
@@ -374,50 +346,6 @@ export class BackgroundTurns {
 
 /** Why a turn could not be queued that a retry with the same `Idempotency-Key` may overcome. */
 const REQUEUED = new Set(['store_unavailable', 'queue_full']);
-
-/** The turn id of a background turn queued with an `Idempotency-Key`: a retried request queues the same turn. */
-export function turnIdForKey(idempotencyKey: string, tenantId = ''): string {
-  const digest = createHash('sha256')
-    .update(`switchboard:background:${tenantId}:${idempotencyKey}`)
-    .digest('hex');
-  return `turn_${digest.slice(0, 32)}`;
-}
-
-function requestOf(job: QueuedTurn): TurnRequest {
-  const request: TurnRequest = {
-    sessionId: job.sessionId,
-    message: job.message,
-    turnId: job.turnId,
-    // The job's second run finds the first's turn by this key: its effect is stored once.
-    idempotencyKey: job.idempotencyKey ?? `background:${job.turnId}`,
-    entryPoint: job.entryPoint,
-    requestId: createId('req'),
-  };
-  copyDefined(request, job, ['tenantId', 'userId', 'keyName', 'metadata', 'concurrency']);
-  return request;
-}
-
-function viewOfRecord(record: BackgroundRecord): TurnStatusView {
-  const view: TurnStatusView = {
-    sessionId: record.sessionId,
-    turnId: record.turnId,
-    status: STATUS_OF_STATE[record.state],
-    queuedAt: new Date(record.queuedAt).toISOString(),
-  };
-  if (record.error) view.error = { ...record.error };
-  return view;
-}
-
-const STATUS_OF_STATE: Record<BackgroundRecord['state'], TurnProgress> = {
-  queued: 'queued',
-  started: 'running',
-  cancelled: 'interrupted',
-  failed: 'failed',
-};
-
-function withQueuedAt(result: TurnResult, record: BackgroundRecord | undefined): TurnStatusView {
-  return record ? { ...result, queuedAt: new Date(record.queuedAt).toISOString() } : result;
-}
 
 function isSwitchboardError(error: unknown): error is SwitchboardError {
   return SwitchboardError.isInstance(error);

@@ -6,7 +6,6 @@ import {
   ValidationError,
 } from '@switchboard/core';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { A2aOptions } from '../a2a/a2a-options.js';
 import { checkSessionOwner, requireScope, withAccessChecks } from '../backend/access-checks.js';
 import type { ApproversPolicy } from '../backend/approvers.js';
@@ -21,6 +20,7 @@ import type { RateLimiter } from '../stores/rate-limiter.js';
 import { mountA2a } from './a2a-mount.js';
 import { accessControl, principalOf, type RateLimitOptions } from './access.js';
 import { cancelQueuedTurn, mountTurnStatus, queueTurn } from './background-routes.js';
+import { bodyLimited } from './body-limits.js';
 import { mountConfigRoutes } from './config-routes.js';
 import { type ConsoleOptions, mountConsole } from './console-ui.js';
 import { type CorsOptions, corsMiddleware } from './cors.js';
@@ -182,10 +182,6 @@ export function createRoutes(
       : c.json(agentsBody),
   );
 
-  const limitBody = bodyLimit({
-    maxSize: maxBodyBytes,
-    onError: (c) => errorResponse(c, 413, 'payload_too_large', `Request body exceeds ${maxBodyBytes} bytes`),
-  });
   const wantsStream = (c: Context, stream: boolean | undefined) =>
     stream ?? (c.req.header('accept') ?? '').includes('text/event-stream');
   /** Who the request acts for: the tenant and key from auth, the user (the key's own, or as sent). */
@@ -286,32 +282,7 @@ export function createRoutes(
       return c.json(noteRequest(c, await backend.resolveApproval(resolution)));
     return streamTurn(c, (onEvent) => backend.resolveApproval({ ...resolution, onEvent }));
   };
-  // The body limit wraps the handler itself rather than being a route middleware of its own.
-  const limited =
-    (handler: (c: Context) => Promise<Response>, { json = true }: { json?: boolean } = {}) =>
-    async (c: Context): Promise<Response> => {
-      const type = c.req.header('content-type');
-      if (json && type !== undefined && !/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(type)) {
-        return errorResponse(
-          c,
-          415,
-          'unsupported_media_type',
-          `Send a JSON body (Content-Type: application/json), not ${type.split(';')[0]}`,
-        );
-      }
-      const declared = c.req.header('content-length');
-      if (declared === undefined) {
-        // No declared length (a chunked body): Hono's streaming limiter counts the bytes as they arrive.
-        const tooLarge = await limitBody(c, async () => {
-          c.res = await handler(c);
-        });
-        return tooLarge ?? c.res;
-      }
-      if (Number(declared) > maxBodyBytes) {
-        return errorResponse(c, 413, 'payload_too_large', `Request body exceeds ${maxBodyBytes} bytes`);
-      }
-      return handler(c);
-    };
+  const limited = bodyLimited(maxBodyBytes);
   app.post('/v1/chat', limited(chat));
   app.post('/v1/sessions/:id/approvals/:approvalId', limited(resolveApproval));
   const cancel = async (c: Context): Promise<Response> => {

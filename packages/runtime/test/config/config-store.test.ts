@@ -42,6 +42,7 @@ describe('RedisConfigStore', () => {
     );
     expect(await redis.admin.pttl(key)).toBe(-1);
     await store.write('app', { type: 'keywords', name: 'clock', updatedAt: at }, LIMITS);
+    // The expiry the store set (30 days), read back: a bound on a setting, not on how long anything took.
     const ttl = await redis.admin.pttl(key);
     expect(ttl).toBeGreaterThan(29 * 86_400_000);
     expect(ttl).toBeLessThanOrEqual(30 * 86_400_000);
