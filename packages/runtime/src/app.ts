@@ -496,11 +496,14 @@ export class App {
   }
 
   /** A background turn that went on outside its job (an approval, a cancel) calls back too, once it has a result. */
-  async #calledBack(turn: Promise<TurnResult>, tenantId: string | undefined): Promise<TurnResult> {
-    const result = await turn;
+  #calledBack(turn: Promise<TurnResult>, tenantId: string | undefined): Promise<TurnResult> {
     const background = this.#background;
-    if (background) this.#track(background.resumed(result, tenantId)).catch(() => {});
-    return result;
+    // Without callbacks nothing is looked up, and the turn's promise is the caller's as it was.
+    if (!background?.callsBack) return turn;
+    return turn.then((result) => {
+      this.#track(background.resumed(result, tenantId)).catch(() => {});
+      return result;
+    });
   }
 
   #queue(request: TurnRequest, callbackUrl: string | undefined): Promise<QueuedTurnReceipt> {

@@ -82,6 +82,11 @@ export class BackgroundTurns {
     return this.#parts.queue.durable;
   }
 
+  /** True when the app sends callbacks (`background.callbacks`). */
+  get callsBack(): boolean {
+    return this.#parts.callbacks !== undefined;
+  }
+
   /** Starts taking jobs. */
   start(): void {
     this.#parts.queue.start((job) => this.#work(job));
