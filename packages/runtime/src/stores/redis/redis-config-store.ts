@@ -13,6 +13,7 @@ import {
 import { decodeRecord, RECORD_VERSION } from './records.js';
 import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { RedisScript } from './redis-script.js';
+import { type ChannelSubscription, subscribeChannel } from './redis-subscriber.js';
 
 /** How long a deleted item's history is kept (30 days): long enough to roll the deletion back. */
 const DELETED_HISTORY_TTL_MS = 30 * 86_400_000;
@@ -94,7 +95,7 @@ export class RedisConfigStore implements ConfigStore {
   readonly #keyPrefix: string;
   readonly #listeners = new Set<(scope: ConfigScope, version: number) => void>();
   readonly #resyncListeners = new Set<() => void>();
-  #subscriber: ReturnType<RedisConnection['client']['duplicate']> | undefined;
+  #subscription: ChannelSubscription | undefined;
 
   /** @param source - an ioredis client (left open on `close()`), or where to connect (see `RedisSource`). */
   constructor(source: RedisSource, { keyPrefix = 'switchboard:', commandTimeoutMs }: RedisStoreOptions = {}) {
@@ -151,8 +152,8 @@ export class RedisConfigStore implements ConfigStore {
 
   /**
    * Calls `listener` for every change published on this prefix, by any
-   * replica. The first listener opens a subscriber connection (ioredis
-   * subscribes again by itself after a reconnect; see {@link onResync}).
+   * replica. The first listener opens a subscriber connection, which
+   * subscribes again after a reconnect (see {@link onResync}).
    */
   onChange(listener: (scope: ConfigScope, version: number) => void): () => void {
     this.#listeners.add(listener);
@@ -171,32 +172,25 @@ export class RedisConfigStore implements ConfigStore {
   async close(): Promise<void> {
     this.#listeners.clear();
     this.#resyncListeners.clear();
-    this.#subscriber?.disconnect();
-    this.#subscriber = undefined;
+    this.#subscription?.close();
+    this.#subscription = undefined;
     await this.#connection.close();
   }
 
   #subscribe(): void {
-    if (this.#subscriber) return;
-    const channel = `${this.#keyPrefix}${CHANGE_CHANNEL}`;
-    const subscriber = this.#connection.client.duplicate({ lazyConnect: true });
-    subscriber.on('error', () => {});
-    subscriber.on('message', (from: string, text: string) => {
-      if (from !== channel) return;
-      const space = text.lastIndexOf(' ');
-      const version = Number(text.slice(space + 1));
-      if (space < 1 || !Number.isInteger(version)) return;
-      const scope = text.slice(0, space);
-      for (const listener of this.#listeners) listener(scope, version);
+    if (this.#subscription) return;
+    this.#subscription = subscribeChannel(this.#connection.client, `${this.#keyPrefix}${CHANGE_CHANNEL}`, {
+      message: (text) => {
+        const space = text.lastIndexOf(' ');
+        const version = Number(text.slice(space + 1));
+        if (space < 1 || !Number.isInteger(version)) return;
+        const scope = text.slice(0, space);
+        for (const listener of this.#listeners) listener(scope, version);
+      },
+      resubscribed: () => {
+        for (const listener of this.#resyncListeners) listener();
+      },
     });
-    let subscribedOnce = false;
-    subscriber.on('ready', () => {
-      // The first time is the subscription itself; afterwards, whatever was published meanwhile is lost.
-      if (subscribedOnce) for (const listener of this.#resyncListeners) listener();
-      subscribedOnce = true;
-    });
-    subscriber.subscribe(channel).catch(() => {});
-    this.#subscriber = subscriber;
   }
 
   #refusal(outcome: string, currentVersion: number, limits: ConfigStoreLimits): ConfigRefusal {

@@ -5,7 +5,6 @@ import {
   StoreUnavailableError,
   type UserMessage,
 } from '@switchboard/core';
-import type { Redis } from 'ioredis';
 import { keepAliveUntil, type TurnRecord } from '../../turns/turn-record.js';
 import { finishPage, pageRange, pageTurnRange } from '../history-page.js';
 import type {
@@ -29,6 +28,7 @@ import { RedisLeases } from './redis-leases.js';
 import { DEFAULT_LIVENESS_TTL_MS, ReplicaLiveness } from './redis-liveness.js';
 import { RedisRunningIndex } from './redis-running-index.js';
 import { RedisSessionIndex } from './redis-session-index.js';
+import { type ChannelSubscription, subscribeChannel } from './redis-subscriber.js';
 import { SessionWindowCache } from './window-cache.js';
 
 // What the session scripts answer when another turn holds the session's lease.
@@ -125,7 +125,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #compact: boolean;
   readonly #allowEviction: boolean;
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
-  #subscriber: Redis | undefined;
+  #subscription: ChannelSubscription | undefined;
 
   /**
    * @param source - an ioredis client (left open on `close()`), or a URL or ioredis options
@@ -369,24 +369,18 @@ export class RedisSessionStore implements SessionStore {
 
   /**
    * Calls `listener` for every cancel published on this prefix, by any
-   * replica. The first listener opens a subscriber connection (ioredis
-   * subscribes again by itself after a reconnect).
+   * replica. The first listener opens a subscriber connection, which
+   * subscribes again after a reconnect.
    */
   onCancel(listener: (sessionId: string, turnId: string | undefined) => void): () => void {
     this.#cancelListeners.add(listener);
-    if (!this.#subscriber) {
-      const channel = `${this.#keyPrefix}${CANCEL_CHANNEL}`;
-      const subscriber = this.#connection.client.duplicate({ lazyConnect: true });
-      subscriber.on('error', () => {});
-      subscriber.on('message', (from: string, text: string) => {
-        if (from !== channel) return;
+    this.#subscription ??= subscribeChannel(this.#connection.client, `${this.#keyPrefix}${CANCEL_CHANNEL}`, {
+      message: (text) => {
         const cancel = parseCancel(text);
         if (!cancel) return;
         for (const each of this.#cancelListeners) each(cancel.sessionId, cancel.turnId);
-      });
-      subscriber.subscribe(channel).catch(() => {});
-      this.#subscriber = subscriber;
-    }
+      },
+    });
     return () => this.#cancelListeners.delete(listener);
   }
 
@@ -411,8 +405,8 @@ export class RedisSessionStore implements SessionStore {
   async close(): Promise<void> {
     const leasesClosed = this.#leases.close();
     this.#cancelListeners.clear();
-    this.#subscriber?.disconnect();
-    this.#subscriber = undefined;
+    this.#subscription?.close();
+    this.#subscription = undefined;
     await leasesClosed;
     await this.#connection.close();
   }
