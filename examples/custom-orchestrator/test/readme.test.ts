@@ -3,10 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 
-describe.each([
-  'README.md',
-  'docs/guides/writing-an-orchestrator.md',
-])('%s', (page) => {
+describe.each(['README.md', 'docs/guides/writing-an-orchestrator.md'])('%s', (page) => {
   const markdown = read(`../../../${page}`);
   const blocks = [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
 
