@@ -3,13 +3,13 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Every relative link of the README and of the hand-written docs pages leads to a file of the repository,
+// Every relative link of the READMEs and of the hand-written docs pages leads to a file of the repository,
 // and every `#anchor` to a heading of its page: as GitHub names headings, and, for a page of the docs
 // site, as VitePress does too (both are where the pages are read).
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-/** The hand-written pages: the README, docs/ and its folders, but not what `pnpm docs:build` generates. */
+/** The hand-written pages: the READMEs, docs/ and its folders, but not what `pnpm docs:build` generates. */
 const pages = [
   'README.md',
   ...['docs', 'docs/concepts', 'docs/guides'].flatMap((folder) =>
@@ -18,6 +18,12 @@ const pages = [
       .map((file) => `${folder}/${file}`),
   ),
   'docs/reference/error-codes.md',
+  // The READMEs of the packages and the examples, which lead into the docs too.
+  ...['packages', 'examples'].flatMap((top) =>
+    readdirSync(join(root, top))
+      .filter((name) => existsSync(join(root, top, name, 'README.md')))
+      .map((name) => `${top}/${name}/README.md`),
+  ),
 ];
 
 /** Pages that exist once `pnpm docs:build` has generated them (docs/scripts/generate.ts), git-ignored. */
@@ -94,7 +100,7 @@ function problem({ page, target }: Link): string | undefined {
   return undefined;
 }
 
-describe('the links of the README and the docs pages', () => {
+describe('the links of the READMEs and the docs pages', () => {
   const links = pages.flatMap(relativeLinks);
 
   it('are there to check', () => {
