@@ -6,7 +6,7 @@ export {
   reportsAgentStats,
 } from './agent-stats.js';
 export { type ConfigVersion, type ConfigView, EMPTY_CONFIG } from './config-view.js';
-export { RequestContext, type RequestContextInit, traceContextSlot } from './context.js';
+export { RequestContext, type RequestContextInit } from './context.js';
 export {
   type Conversation,
   type ConversationStep,
@@ -81,7 +81,6 @@ export {
   AbstractOrchestrator,
   type Orchestrator,
   type OrchestratorOptions,
-  validateDecision,
 } from './orchestrator.js';
 export {
   BUILT_IN_PROFILES,

@@ -120,10 +120,8 @@ const RUNTIME_EXPORTS = [
   'routeToUser',
   'streamAnswer',
   'toolCall',
-  'traceContextSlot',
   'turnMessages',
   'useProfile',
-  'validateDecision',
 ];
 
 /** Module-private helpers that must never become part of the API. */
@@ -137,6 +135,9 @@ const INTERNALS = [
   'storage',
   'holder',
   'metadata',
+  // Shared with the runtime through `@switchboard/core/internal`, not for applications.
+  'traceContextSlot',
+  'validateDecision',
 ];
 
 /**
