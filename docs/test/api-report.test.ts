@@ -29,7 +29,7 @@ describe('the API report (api/*.api.md)', () => {
 
 /** What issue 35 moved out of the main exports: internals of the turn record, tracing, stores and patterns. */
 const INTERNAL_NAMES: Record<string, string[]> = {
-  '@switchboard/core': ['traceContextSlot', 'validateDecision'],
+  '@switchboard/core': ['traceContextSlot', 'validateDecision', 'describeError'],
   '@switchboard/runtime': [
     'transition',
     'isFinished',

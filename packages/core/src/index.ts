@@ -26,7 +26,6 @@ export {
   ConfigurationError,
   ContextMissingError,
   CorruptRecordError,
-  describeError,
   type ErrorKind,
   FanOutNotAllowedError,
   GuardrailBlockedError,

@@ -8,4 +8,5 @@
  * @module
  */
 export { traceContextSlot } from './context.js';
+export { describeError } from './errors/describe-error.js';
 export { validateDecision } from './orchestrator.js';

@@ -107,7 +107,6 @@ const RUNTIME_EXPORTS = [
   'createId',
   'createSecretId',
   'currentUserMessage',
-  'describeError',
   'discardStreamedAnswer',
   'isErrorMessage',
   'isRouteToUser',
@@ -136,6 +135,7 @@ const INTERNALS = [
   'holder',
   'metadata',
   // Shared with the runtime through `@switchboard/core/internal`, not for applications.
+  'describeError',
   'traceContextSlot',
   'validateDecision',
 ];
