@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { API_DIR, type ApiExport, apiEntries, readExports, renderReport } from '../scripts/api-report.js';
 
@@ -20,6 +21,22 @@ describe('the API report (api/*.api.md)', () => {
       `${entry.specifier} exports something other than api/${entry.reportName} lists: review the diff, then run \`pnpm api:update\` and commit the report`,
     ).toBe(committed);
   });
+
+  it.each(entries.map((entry) => [entry.specifier, entry] as const))(
+    'says which names of %s are values: the loaded module has exactly those',
+    async (specifier, entry) => {
+      // The entry's source file: the docs package does not depend on every package it reports on.
+      const loaded = (await import(/* @vite-ignore */ pathToFileURL(entry.file).href)) as Record<
+        string,
+        unknown
+      >;
+      const values = exports
+        .get(specifier)!
+        .filter((item) => !item.typeOnly)
+        .map((item) => item.name);
+      expect(Object.keys(loaded).sort()).toEqual(values);
+    },
+  );
 
   it('has a report for each entry point and none for an entry point that is gone', () => {
     const reports = readdirSync(API_DIR).filter((name) => name.endsWith('.api.md'));
