@@ -1,6 +1,6 @@
 import { ConfigurationError } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
-import { KeywordMatcher } from '../src/index.js';
+import { KeywordMatcher } from '../src/keyword-matcher.js';
 import { stem, tokenize, words } from '../src/word-stems.js';
 
 function matches(keyword: string, text: string): boolean {
