@@ -9,5 +9,4 @@
  * @module
  */
 export { clientResolver } from './agents/llm-client.js';
-export { endGeneration, type GenerationStart, startGeneration } from './agents/llm-tracing.js';
 export { matchesAgent } from './config/config-checks.js';
