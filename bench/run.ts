@@ -4,7 +4,8 @@
 //   BENCH_CONCURRENCY (default 32)
 //   BENCH_ROUNDS (default 3)  rounds of the HTTP variants, each variant once per round (medians reported)
 //   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, auth, nolog, stream, streamnolog, redisnolog,
-//                   turn, fanout, churn, history, tracecost, eval (default all)
+//                   turn, fanout, churn, history, tracecost, eval, streamrelay (default all)
+//   streamrelay: an llmAgent's streamed turn relayed to SSE clients against a bare Hono relay (bench/streaming-relay.ts)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
 //   BENCH_CHURN_TURNS (default 45000)  turns a side of the churn variant's in-process CPU measurement (bench/churn.ts)
@@ -26,6 +27,7 @@ import { type LoadResult, median, runLoad } from './load.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRoundTrips } from './round-trips.js';
 import { runChild } from './run-child.js';
+import { runStreamRelayBench } from './streaming-relay.js';
 import type { TracingCost } from './tracing-cost.js';
 
 interface Variant {
@@ -79,7 +81,16 @@ const VARIANTS: Variant[] = [
 ];
 const wanted = (
   process.env.BENCH_VARIANTS ??
-  [...VARIANTS.map((v) => v.name), 'turn', 'fanout', 'churn', 'history', 'tracecost', 'eval'].join(',')
+  [
+    ...VARIANTS.map((v) => v.name),
+    'turn',
+    'fanout',
+    'churn',
+    'history',
+    'tracecost',
+    'eval',
+    'streamrelay',
+  ].join(',')
 ).split(',');
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
@@ -341,3 +352,4 @@ if (wanted.includes('tracecost')) {
   }
 }
 if (wanted.includes('eval') && !(await runEvalBench())) process.exitCode = 1;
+if (wanted.includes('streamrelay') && !(await runStreamRelayBench({ seconds, rounds }))) process.exitCode = 1;
