@@ -9,6 +9,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { Agent } from 'node:http';
 import { compileServer } from './compile.js';
 import { median } from './load.js';
+import type { RelayTiming } from './servers/relay-timing.js';
 import {
   completionDelta,
   type DeltaTest,
@@ -61,6 +62,10 @@ const RELAYS: Relay[] = [
 export interface RelayRound {
   /** Median first delta at the client minus the median of the model's own, in ms. */
   addedFirstDeltaMs: number;
+  /** Inside the relay, median ms from the request to asking the model (see `RelayTiming`). */
+  toModelMs: number;
+  /** Inside the relay, median ms from the model's answer to the first write after it. */
+  toFirstWriteMs: number;
   /** The least first delta at the client minus the model's least, in ms: the floor, what the load of the machine hides least. */
   addedFloorMs: number;
   cpuMicrosPerDelta: number;
@@ -73,7 +78,11 @@ export interface RelayRound {
   errors: number;
 }
 
-type Probe = { cpu: NodeJS.CpuUsage; writes: { responseWrites: number; socketWrites: number } };
+type Probe = {
+  cpu: NodeJS.CpuUsage;
+  writes: { responseWrites: number; socketWrites: number };
+  timing?: RelayTiming;
+};
 
 async function start(
   script: string,
@@ -135,6 +144,7 @@ async function measureRelay(
   try {
     await many(4 * CONCURRENCY);
     // The first delta, one turn at a time, each right after one straight to the model (the same conditions).
+    await probe(child);
     const own: StreamedTurn[] = [];
     const relayed: StreamedTurn[] = [];
     for (let index = 0; index < FIRST_TURNS; index++) {
@@ -142,6 +152,7 @@ async function measureRelay(
       relayed.push(await turn(target, relay.body, relay.isDelta));
     }
     const before = await probe(child);
+    const timing = before.timing ?? { toModelMs: [], toFirstWriteMs: [] };
     const modelBefore = await probe(modelServer.child);
     const measured = await many(100_000, performance.now() + seconds * 1000);
     const after = await probe(child);
@@ -156,6 +167,8 @@ async function measureRelay(
       addedFloorMs:
         Math.min(...relayed.map((streamed) => streamed.firstDeltaMs)) -
         Math.min(...own.map((streamed) => streamed.firstDeltaMs)),
+      toModelMs: median(timing.toModelMs),
+      toFirstWriteMs: median(timing.toFirstWriteMs),
       cpuMicrosPerDelta: cpu / deltas,
       socketWritesPerTurn: per(after.writes.socketWrites - before.writes.socketWrites),
       responseWritesPerTurn: per(after.writes.responseWrites - before.writes.responseWrites),
@@ -264,6 +277,9 @@ function printStreamRelay(
       `the model sent its ${DELTAS} deltas in ${fmt(model)} socket writes, + 2: the opening events and the first delta ahead of the rest`,
     );
   }
+  console.log(
+    `info  inside each relay, one turn at a time: request → model asked ${RELAYS.map(({ name }) => `${name} ${fmt(of(name, 'toModelMs'), 2)}`).join(', ')} ms; model's answer → first write ${RELAYS.map(({ name }) => `${name} ${fmt(of(name, 'toFirstWriteMs'), 2)}`).join(', ')} ms (medians); the rest of the added time is the relay process being woken twice`,
+  );
   const chat = of('chat', 'addedFirstDeltaMs');
   const bare = of('hono', 'addedFirstDeltaMs');
   console.log(

@@ -4,9 +4,11 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import OpenAI from 'openai';
+import { timeRelay } from './relay-timing.js';
 import { countWrites } from './write-counter.js';
 
 const writes = countWrites();
+const timing = timeRelay();
 const client = new OpenAI({ apiKey: 'sk-bench', baseURL: process.env.STREAM_MODEL_URL, maxRetries: 0 });
 const app = new Hono();
 app.post('/v1/chat', async (c) => {
@@ -29,7 +31,8 @@ app.post('/v1/chat', async (c) => {
 });
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
   process.on('message', (message) => {
-    if (message === 'cpu') process.send?.({ cpu: process.cpuUsage(), writes: writes() });
+    if (message === 'cpu')
+      process.send?.({ cpu: process.cpuUsage(), writes: writes(), timing: timing.take() });
   });
   process.send?.({ ready: `http://127.0.0.1:${info.port}` });
 });

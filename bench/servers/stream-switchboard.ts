@@ -2,9 +2,11 @@
 // keyword routing, in-memory stores, untraced; clients stream its turns from /v1/chat and /v1/chat/completions.
 import { KeywordOrchestrator } from '@switchboard/orchestrators';
 import { App, llmAgent } from '@switchboard/runtime';
+import { timeRelay } from './relay-timing.js';
 import { countWrites } from './write-counter.js';
 
 const writes = countWrites();
+const timing = timeRelay();
 const writer = llmAgent({
   name: 'writer',
   description: 'Writes',
@@ -22,7 +24,7 @@ const orchestrator = new KeywordOrchestrator({
 });
 const server = await app.start(orchestrator, { port: 0 });
 process.on('message', (message) => {
-  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage(), writes: writes() });
+  if (message === 'cpu') process.send?.({ cpu: process.cpuUsage(), writes: writes(), timing: timing.take() });
 });
 process.send?.({ ready: server.url });
 process.once('disconnect', () => void server.close());
