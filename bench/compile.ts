@@ -1,8 +1,9 @@
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 // Inside bench/, so that the compiled servers resolve their npm imports from bench/node_modules.
-const outdir = fileURLToPath(new URL('.build/', import.meta.url));
+const benchDir = fileURLToPath(new URL('.', import.meta.url));
 
 /**
  * Compiles a bench server to plain JavaScript the way a production build
@@ -10,9 +11,17 @@ const outdir = fileURLToPath(new URL('.build/', import.meta.url));
  * that both sides of a comparison run compiled code and no TypeScript loader
  * or its helpers sit on the measured path.
  */
-export async function compileServer(script: string): Promise<string> {
-  const entry = fileURLToPath(new URL(script, import.meta.url));
-  const outfile = `${outdir}${script.replaceAll('/', '-').replace(/\.ts$/, '.mjs')}`;
+export function compileServer(script: string): Promise<string> {
+  return compileIn(benchDir, script);
+}
+
+/**
+ * Compiles `script` of the bench folder `dir` (this checkout's, or another checkout's such as the base of
+ * bench/regression.ts) into `dir/.build/`, against that checkout's sources and packages.
+ */
+export async function compileIn(dir: string, script: string): Promise<string> {
+  const entry = join(dir, script);
+  const outfile = join(dir, '.build', script.replaceAll('/', '-').replace(/\.ts$/, '.mjs'));
   await build({
     entryPoints: [entry],
     outfile,

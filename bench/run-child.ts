@@ -1,16 +1,27 @@
 import { fork } from 'node:child_process';
 import { compileServer } from './compile.js';
 
+/** How to start a bench child. */
+export interface ChildOptions {
+  execArgv?: string[];
+  env?: Record<string, string>;
+}
+
 /**
  * Runs a compiled bench script in a child process of its own (a fresh heap and JIT, so that one
  * measurement never inherits another's) and returns the `key` of the message it sends.
  */
-export async function runChild<T>(
-  script: string,
+export async function runChild<T>(script: string, key: string, options: ChildOptions = {}): Promise<T> {
+  return runScript<T>(await compileServer(script), key, options);
+}
+
+/** Runs an already compiled script (`compiled`, a path) as {@link runChild} does. */
+export async function runScript<T>(
+  compiled: string,
   key: string,
-  { execArgv = [], env = {} }: { execArgv?: string[]; env?: Record<string, string> } = {},
+  { execArgv = [], env = {} }: ChildOptions = {},
 ): Promise<T> {
-  const child = fork(await compileServer(script), {
+  const child = fork(compiled, {
     execArgv,
     env: { ...process.env, ...env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -18,7 +29,7 @@ export async function runChild<T>(
   try {
     return await new Promise<T>((resolve, reject) => {
       child.once('message', (message: Record<string, T>) => resolve(message[key] as T));
-      child.once('exit', (code) => reject(new Error(`${script} exited with code ${code}`)));
+      child.once('exit', (code) => reject(new Error(`${compiled} exited with code ${code}`)));
     });
   } finally {
     child.kill('SIGTERM');

@@ -17,6 +17,7 @@ import {
   type StreamedTurn,
   streamTurn,
 } from './streaming-relay-client.js';
+import { recordTarget } from './summary.js';
 
 const DELTAS = Number(process.env.STREAM_DELTAS ?? 200);
 const FIRST_TURNS = 30;
@@ -239,9 +240,17 @@ function printStreamRelay(
   }
   console.log('');
   let met = true;
-  const verdict = (label: string, value: number | undefined, bound: number, note: string) => {
+  const verdict = (label: string, value: number | undefined, bound: number, note: string, unit: string) => {
     const pass = value !== undefined && value <= bound;
     met &&= pass;
+    recordTarget({
+      label: `stream relay ${label}`,
+      value,
+      bound,
+      kind: 'max',
+      unit,
+      note: note.split(';')[0],
+    });
     console.log(
       `${value === undefined ? 'n/a ' : pass ? 'PASS' : 'MISS'}  ${label.padEnd(44)} ${fmt(value, 2).padStart(7)}  (target ≤ ${bound}; ${note})`,
     );
@@ -255,6 +264,7 @@ function printStreamRelay(
       of(name, 'addedFirstDeltaMs'),
       2,
       `median of ${FIRST_TURNS} turns, rounds ${each.map((run) => fmt(run.addedFirstDeltaMs, 2)).join(', ')}; floor ${each.map((run) => fmt(run.addedFloorMs, 2)).join(', ')}`,
+      ' ms',
     );
     const ratios = each
       .slice(0, hono.length)
@@ -264,6 +274,7 @@ function printStreamRelay(
       ratios.length > 0 ? median(ratios) : undefined,
       3,
       `rounds ${ratios.map((ratio) => fmt(ratio, 2)).join(', ')}`,
+      '×',
     );
     // The model sends a turn's deltas in a few socket writes; deltas that reach the relay together cannot be told
     // apart downstream, so a turn should take no more writes (HTTP chunks, each a piece the client's parser hands
@@ -275,6 +286,7 @@ function printStreamRelay(
       of(name, 'responseWritesPerTurn'),
       model === undefined ? 0 : Math.round(model) + 2,
       `the model sent its ${DELTAS} deltas in ${fmt(model)} socket writes, + 2: the opening events and the first delta ahead of the rest`,
+      '',
     );
   }
   console.log(

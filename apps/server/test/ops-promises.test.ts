@@ -1,4 +1,4 @@
-// README promise for operators, checked on the real server process: SHUTDOWN_GRACE_MS bounds how long a
+// A promise of the deploying guide to operators, checked on the real server process: SHUTDOWN_GRACE_MS bounds how long a
 // SIGTERM waits for running turns, then aborts them; stores and the last spans get 5 s more, then it exits 1.
 import { createServer, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -82,7 +82,7 @@ describe.concurrent('SHUTDOWN_GRACE_MS on SIGTERM', () => {
     expect((JSON.parse(answer.text) as { reply: string }).reply).toMatch(APOLOGY);
     expectNothingInternal(answer.text);
 
-    // Nothing held the close up: it exits by itself, cleanly (README: exit 1 only after the 5 s more).
+    // Nothing held the close up: it exits by itself, cleanly (deploying guide: exit 1 only after the 5 s more).
     expect(await server.exited).toBe(0);
     const { stdout, stderr } = server.output();
     expect(stdout).toContain('SIGTERM received: finishing running turns…');

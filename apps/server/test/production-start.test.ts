@@ -1,4 +1,4 @@
-// The README's start commands, run and stopped as a process manager (or a terminal's Ctrl-C) does.
+// The start commands of the README and the deploying guide (`pnpm start`, `pnpm start:prod`), run and stopped as a process manager (or a terminal's Ctrl-C) does.
 //
 // The commands run side by side (concurrent suites and tests): the two `pnpm start` runs, mostly waiting (for
 // pnpm, for a 1.5 s turn), overlap `pnpm build`, which start:prod needs. Measured alone on a 2-core machine

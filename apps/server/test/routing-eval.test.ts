@@ -7,7 +7,7 @@ import { buildServerApp } from '../src/build-app.js';
 import { readConfig } from '../src/config.js';
 
 const dataset = await loadDataset(new URL('../evals/routing.jsonl', import.meta.url).pathname);
-const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+const guide = await readFile(new URL('../../../docs/guides/evals.md', import.meta.url), 'utf8');
 
 /** The demo server's agents and the orchestrator `ORCHESTRATOR` selects. */
 function target(orchestrator: 'keyword' | 'task') {
@@ -25,19 +25,19 @@ describe("the demo server's routing dataset", () => {
     expect([...tags].sort()).toEqual(['arithmetic', 'help', 'out-of-scope', 'time', 'units']);
   });
 
-  it('is routed as the README says by the keyword router and the task router', async () => {
+  it('is routed as the evals guide says by the keyword router and the task router', async () => {
     const keyword = await expectRouting(target('keyword'), dataset).toScoreAtLeast({ accuracy: 0.97 });
     const task = await expectRouting(target('task'), dataset).toScoreAtLeast({ accuracy: 0.8 });
-    expect(readme).toContain(`keyword router\nscores **${figure(keyword)}**`);
-    expect(readme).toContain(`\`ORCHESTRATOR=task\` scores **${figure(task)}**`);
+    expect(guide).toContain(`keyword router\nscores **${figure(keyword)}**`);
+    expect(guide).toContain(`\`ORCHESTRATOR=task\` scores **${figure(task)}**`);
     expect(keyword.results.filter((result) => !result.passed).map((result) => result.id)).toEqual([
       'oos-07',
       'oos-22',
     ]);
   });
 
-  it("scores the same through the README's command", async () => {
-    expect(readme).toContain('pnpm --filter @switchboard/server eval ');
+  it("scores the same through the evals guide's command", async () => {
+    expect(guide).toContain('pnpm --filter @switchboard/server eval ');
     const manifest = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
     const command = manifest.scripts.eval as string;
     expect(command).toBe('switchboard eval src/eval-app.ts evals/routing.jsonl --stub-agents');

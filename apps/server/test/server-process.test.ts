@@ -8,14 +8,14 @@ import { chat } from './support/server-process.js';
 import { type SpawnedServer, serverForTest, spawnServer } from './support/spawn-server.js';
 
 describe('apps/server as a process', () => {
-  // Shared by the README curl and the port-in-use test, stopped by the SIGTERM test, which runs after them.
+  // Shared by the quick start's curl and the port-in-use test, stopped by the SIGTERM test, which runs after them.
   let server: SpawnedServer;
   beforeAll(() => {
     server = spawnServer({ ORCHESTRATOR: 'keyword' });
   });
   afterAll(() => server.kill());
 
-  it.concurrent('starts with no keys and no Redis, says what it uses, and answers the README curl', async ({
+  it.concurrent('starts with no keys and no Redis, says what it uses, and answers the quick start curl', async ({
     expect,
   }) => {
     const url = await server.listening;
@@ -24,7 +24,7 @@ describe('apps/server as a process', () => {
     expect(status).toBe(200);
     expect(body.reply).toContain('14');
     expect((await chat(url, 'convert 5 km to miles')).body.reply).toMatch(/3\.1\d* miles/);
-    // The README's background-turn curls: 202 at once, then the turn's status, then its events.
+    // The background turns guide's curls: 202 at once, then the turn's status, then its events.
     const queued = await fetch(`${url}/v1/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -4,7 +4,11 @@
 //   BENCH_PEERS_SECONDS (default 5)       in-process time cap and measured HTTP seconds per subject
 //   BENCH_PEERS_CONCURRENCY (default 16)  HTTP callers, each with its own sessions
 //   BENCH_PEERS_ONLY                      comma list of subject keys to run (default all)
+//   BENCH_PEERS_HTTP (default 1)          0: in process only (what `pnpm bench` compares)
+//   BENCH_PEERS_JSON                      a file to write the rows to as JSON as well (for `pnpm bench`)
+
 import { type ChildProcess, fork } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { compileServer } from '../../compile.js';
@@ -35,6 +39,7 @@ const turns = Number(process.env.BENCH_PEERS_TURNS ?? 10_000);
 const seconds = Number(process.env.BENCH_PEERS_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_PEERS_CONCURRENCY ?? 16);
 const only = process.env.BENCH_PEERS_ONLY?.split(',');
+const withHttp = process.env.BENCH_PEERS_HTTP !== '0';
 if (!(turns >= 3 && seconds > 0 && seconds <= 60 && concurrency >= 1 && concurrency <= 256))
   throw new Error('BENCH_PEERS_TURNS ≥ 3, 0 < BENCH_PEERS_SECONDS ≤ 60, 1 ≤ BENCH_PEERS_CONCURRENCY ≤ 256');
 
@@ -138,11 +143,20 @@ interface Row {
   local: InProcessResult;
   http: PeerLoadResult & { serverCpuMicrosPerRequest: number };
 }
+/** What a run without HTTP shows in the HTTP columns. */
+const NO_HTTP = {
+  requests: 0,
+  errors: 0,
+  requestsPerSecond: Number.NaN,
+  p50Ms: Number.NaN,
+  p99Ms: Number.NaN,
+  serverCpuMicrosPerRequest: Number.NaN,
+} as PeerLoadResult & { serverCpuMicrosPerRequest: number };
 const rows: Row[] = [];
 for (const spec of SUBJECTS.filter((subject) => !only || only.includes(subject.key))) {
   process.stderr.write(`bench:peers: ${spec.label}…\n`);
   const local = await inProcess(scripts[spec.child], spec);
-  const http = await overHttp(scripts[spec.child], spec);
+  const http = withHttp ? await overHttp(scripts[spec.child], spec) : NO_HTTP;
   rows.push({ spec, local, http });
 }
 clearTimeout(watchdog);
@@ -178,6 +192,11 @@ for (const { spec, local, http } of rows) {
       `| ${local.wrongReplies + http.errors} |`,
   );
 }
+if (process.env.BENCH_PEERS_JSON)
+  writeFileSync(
+    process.env.BENCH_PEERS_JSON,
+    JSON.stringify(rows.map(({ spec, local, http }) => ({ key: spec.key, label: spec.label, local, http }))),
+  );
 for (const { spec, local } of rows)
   if (local.firstWrong) console.error(`${spec.label}: first wrong reply`, local.firstWrong);
 const failed = rows.some((row) => row.local.wrongReplies + row.http.errors > 0);

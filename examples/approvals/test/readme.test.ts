@@ -29,11 +29,10 @@ function isExcerptOf(block: string, source: string): boolean {
   return false;
 }
 
-describe('README', () => {
-  const readme = read('../../../README.md');
-  const start = readme.indexOf('## Human approval, recovery and concurrency');
-  const end = readme.indexOf('\n## ', start + 1);
-  const blocks = tsBlocks(readme.slice(start, end === -1 ? undefined : end));
+describe('docs/guides/human-approval.md', () => {
+  const guide = read('../../../docs/guides/human-approval.md');
+  const start = guide.indexOf('# Human approval');
+  const blocks = tsBlocks(guide);
   const sources = [
     read('../src/agents.ts'),
     read('../src/app.ts'),
@@ -41,12 +40,12 @@ describe('README', () => {
     read('./approvals.test.ts'),
   ];
 
-  it('has the approvals section with its snippets', () => {
+  it('has the approvals page with its snippets', () => {
     expect(start).toBeGreaterThanOrEqual(0);
     expect(blocks.length).toBeGreaterThanOrEqual(4);
   });
 
-  it('shows every snippet of the section exactly as the example that is type-checked and tested', () => {
+  it('shows every snippet of the page exactly as the example that is type-checked and tested', () => {
     for (const block of blocks) {
       expect(
         sources.some((source) => isExcerptOf(block, source)),

@@ -51,12 +51,9 @@ describe('the OpenAI client example', () => {
     }
   });
 
-  it('is what the README shows under "Use it from any OpenAI client"', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const start = readme.indexOf('## Use it from any OpenAI client');
-    expect(start).toBeGreaterThanOrEqual(0);
-    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  it('is what the OpenAI clients guide shows', () => {
+    const guide = readFileSync(new URL('../../../docs/guides/openai-clients.md', import.meta.url), 'utf8');
+    const blocks = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
     expect(blocks.length).toBeGreaterThan(0);
     const text = readFileSync(source, 'utf8');
     for (const block of blocks) expect(isExcerptOf(block, text), block).toBe(true);

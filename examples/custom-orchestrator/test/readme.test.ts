@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
 
-describe('README', () => {
-  const readme = read('../../../README.md');
-  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
+describe.each(['README.md', 'docs/guides/writing-an-orchestrator.md'])('%s', (page) => {
+  const markdown = read(`../../../${page}`);
+  const blocks = [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
 
   it('shows the custom orchestrator exactly as the example that is type-checked and tested', () => {
     expect(blocks).toContain(read('../src/keyword-router.ts'));

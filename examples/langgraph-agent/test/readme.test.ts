@@ -21,10 +21,11 @@ function isExcerptOf(block: string, source: string): boolean {
   return false;
 }
 
-describe("README's LangGraph section", () => {
-  const readme = read('../../../README.md');
-  const start = readme.indexOf('## Hosting LangGraph graphs');
-  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+describe("The agents guide's LangGraph section", () => {
+  const guide = read('../../../docs/guides/agents.md');
+  const start = guide.indexOf('\n## Hosting LangGraph graphs');
+  const end = guide.indexOf('\n## ', start + 1);
+  const section = guide.slice(start, end === -1 ? undefined : end);
   const sources = [read('../src/app.ts'), read('../src/returns-graph.ts')];
 
   it('shows snippets that are the example, as type-checked and tested', () => {

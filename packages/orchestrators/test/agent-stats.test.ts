@@ -299,7 +299,7 @@ describe('agent stats through withBreaker', () => {
       expect((await app.chat({ sessionId, message: 'go' })).reply).toBe('b: ok');
       roundTrips.push(sessionsProxy.roundTrips);
     }
-    // The README's two round trips of a single-hop turn, none waiting on the memory store.
+    // The Redis guide's two round trips of a single-hop turn, none waiting on the memory store.
     expect(roundTrips).toEqual([2, 2, 2]);
     memoryProxy.resume();
     await vi.waitFor(async () => expect((await agentsBody(app)).stats?.b?.calls).toBe(3));

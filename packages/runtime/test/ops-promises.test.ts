@@ -166,7 +166,7 @@ describe('a turn recovered after its replica stopped', () => {
   it("streams the recovered turn's turn-start with resumed: 'recovery' before the new message's turn", async () => {
     const { app } = await crashed();
     const starts = await nextMessageStreamed(app);
-    // README (streaming): "When a stored turn continues (after its approvals, or after a crash), its
+    // docs/guides/streaming.md: "When a stored turn continues (after its approvals, or after a crash), its
     // `turn-start` has `resumed: 'approval'` or `'recovery'`."
     expect(starts).toEqual([
       { turnId: 'turn_crashed', resumed: 'recovery' },
@@ -174,7 +174,7 @@ describe('a turn recovered after its replica stopped', () => {
     ]);
   });
 
-  it("gives app.chat the recovered turn's events first when asked (streamEarlierTurn), as the README says", async () => {
+  it("gives app.chat the recovered turn's events first when asked (streamEarlierTurn), as the streaming guide says", async () => {
     const { app } = await crashed();
     const events: TurnEvent[] = [];
     const result = await app.chat({
@@ -229,7 +229,7 @@ describe('a turn recovered after its replica stopped', () => {
     const parts = recording().named('scripted');
     expect(parts).toHaveLength(2);
     const [recovered, ownTurn] = parts as [(typeof parts)[0], (typeof parts)[0]];
-    // README: "a turn resumed after an approval or a crash is a new trace named `support approval` or
+    // docs/guides/tracing-langfuse.md: "a turn resumed after an approval or a crash is a new trace named `support approval` or
     // `support recovery`, linked to the earlier part".
     expect(recovered.attributes['langfuse.trace.name']).toBe('desk recovery');
     expect(recovered.attributes).toMatchObject({

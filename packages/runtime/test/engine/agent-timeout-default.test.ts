@@ -5,7 +5,7 @@ import type { App } from '../../src/app.js';
 import type { TurnResult } from '../../src/engine/turn-types.js';
 import { createApp, echoAgent } from '../support/app-fixtures.js';
 
-/** The default agent timeout the README states: "gets `ctx.signal` (timeout, default 60 s)". */
+/** The default agent timeout docs/concepts/protocol.md states: "gets `ctx.signal` (timeout, default 60 s)". */
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** Never answers and ignores its signal; `started` resolves once the runtime has called it. */

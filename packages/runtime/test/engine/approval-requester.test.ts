@@ -11,8 +11,8 @@ import { createApp } from '../support/app-fixtures.js';
 import { useSpanRecording } from '../support/span-recording.js';
 
 /**
- * A turn an approver resumes is still the requester's: README, "Approvals" and
- * "What appears where in Langfuse".
+ * A turn an approver resumes is still the requester's: docs/guides/human-approval.md and
+ * docs/guides/tracing-langfuse.md ("What appears where in Langfuse").
  */
 describe('a turn resumed by an approver runs as the user who sent the message', () => {
   const recording = useSpanRecording();

@@ -134,12 +134,12 @@ describe('request and interruption metrics', () => {
 });
 
 describe('deploy/grafana-dashboard.json', () => {
-  it('queries only metrics the server exposes and the README lists', async () => {
+  it('queries only metrics the server exposes and the metrics guide lists', async () => {
     const root = new URL('../../../../', import.meta.url);
     const dashboard = JSON.parse(await readFile(new URL('deploy/grafana-dashboard.json', root), 'utf8')) as {
       panels: { targets: { expr: string }[] }[];
     };
-    const readme = await readFile(new URL('README.md', root), 'utf8');
+    const guide = await readFile(new URL('docs/guides/metrics-and-logs.md', root), 'utf8');
     const queried = new Set(
       dashboard.panels.flatMap((panel) =>
         panel.targets.flatMap((target) =>
@@ -164,7 +164,7 @@ describe('deploy/grafana-dashboard.json', () => {
       );
       for (const series of queried) {
         expect(families, series).toContain(series);
-        expect(readme, series).toContain(`\`${series.replace(/_(bucket|sum|count)$/, '')}\``);
+        expect(guide, series).toContain(`\`${series.replace(/_(bucket|sum|count)$/, '')}\``);
       }
     } finally {
       await app.close();

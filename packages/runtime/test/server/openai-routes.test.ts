@@ -373,15 +373,13 @@ describe('the TurnStatus → finish_reason table', () => {
     }
   });
 
-  it('is the table the README shows', () => {
-    const readme = readFileSync(new URL('../../../../README.md', import.meta.url), 'utf8');
-    const start = readme.indexOf('## Use it from any OpenAI client');
-    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  it('is the table the OpenAI clients guide shows', () => {
+    const guide = readFileSync(new URL('../../../../docs/guides/openai-clients.md', import.meta.url), 'utf8');
     const rows = Object.fromEntries(
-      [...section.matchAll(/^\| `(\w+)` \| `(\w+)` \|/gm)].map((match) => [match[1], match[2]]),
+      [...guide.matchAll(/^\| `(\w+)` \| `(\w+)` \|/gm)].map((match) => [match[1], match[2]]),
     );
     for (const [status, reason] of Object.entries(FINISH_REASON_BY_STATUS)) {
-      expect(rows[status], `README row for ${status}`).toBe(reason);
+      expect(rows[status], `guide row for ${status}`).toBe(reason);
     }
   });
 });

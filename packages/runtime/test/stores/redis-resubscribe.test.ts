@@ -14,7 +14,12 @@ afterEach(() => {
 });
 
 function change(keyword: string): ConfigChange {
-  return { type: 'keywords', name: 'billing', value: { keywords: [keyword] }, updatedAt: new Date().toISOString() };
+  return {
+    type: 'keywords',
+    name: 'billing',
+    value: { keywords: [keyword] },
+    updatedAt: new Date().toISOString(),
+  };
 }
 
 /** Resolves once `condition()` holds, polling every 10 ms. */

@@ -15,7 +15,7 @@ import { REDIS_URL, useRedis } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 /**
- * README, "Scaling out with Redis": a single-hop turn waits for Redis twice: one script takes the lease,
+ * docs/guides/redis-replicas.md, "Scaling out with Redis": a single-hop turn waits for Redis twice: one script takes the lease,
  * stores the user message and reads the window; one stores the agent's reply, the answer and the turn
  * record and releases the lease.
  */
@@ -24,7 +24,7 @@ const DOCUMENTED_ROUND_TRIPS_PER_TURN = 2;
 const redis = useRedis();
 
 /**
- * The single-hop turn of the README (what `KeywordOrchestrator` does for a
+ * The single-hop turn of the Redis guide (what `KeywordOrchestrator` does for a
  * message naming one agent): call the echo agent with the user's text, then
  * answer the user with its reply. `@switchboard/orchestrators` is not a
  * dependency of the runtime package, hence this stand-in.
@@ -61,7 +61,7 @@ describe('Redis round trips of a real turn through App.chat()', () => {
     logProxy = undefined;
   });
 
-  it(`costs the ${DOCUMENTED_ROUND_TRIPS_PER_TURN} round trips the README states for every single-hop turn, with an agent that awaits I/O`, async () => {
+  it(`costs the ${DOCUMENTED_ROUND_TRIPS_PER_TURN} round trips the Redis guide states for every single-hop turn, with an agent that awaits I/O`, async () => {
     const target = new URL(REDIS_URL);
     proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
     // The turns' event log writes through a proxy of its own: it is counted apart from the stores.
@@ -76,7 +76,7 @@ describe('Redis round trips of a real turn through App.chat()', () => {
       eventLog,
     }).mount(EchoThenAnswer);
 
-    // Warm-up: connects, loads the Lua scripts. Not a turn the README counts.
+    // Warm-up: connects, loads the Lua scripts. Not a turn the guide counts.
     expect((await app.chat({ sessionId: 'warm-up', message: 'echo warm up' })).reply).toBe(
       'echo: echo warm up',
     );

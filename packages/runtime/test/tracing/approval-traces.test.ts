@@ -29,7 +29,7 @@ describe('the trace of a turn that pauses for approval', () => {
       const approvalId = paused.approvals![0]!.id;
       const [firstPart] = recording().named('scripted');
       expect(firstPart).toBeDefined();
-      // README: a turn started by app.chat() is the trace `<app> app.chat()`; its resumed part `<app> approval`.
+      // docs/guides/tracing-langfuse.md: a turn started by app.chat() is the trace `<app> app.chat()`; its resumed part `<app> approval`.
       const appName = app.name;
       expect(firstPart!.attributes['langfuse.trace.name']).toBe(`${appName} app.chat()`);
       expect(firstPart!.attributes).toMatchObject({
