@@ -249,7 +249,7 @@ function printStreamRelay(
       bound,
       kind: 'max',
       unit,
-      note: note.split(';')[0],
+      note,
     });
     console.log(
       `${value === undefined ? 'n/a ' : pass ? 'PASS' : 'MISS'}  ${label.padEnd(44)} ${fmt(value, 2).padStart(7)}  (target ≤ ${bound}; ${note})`,
