@@ -4,8 +4,9 @@
 //   BENCH_CONCURRENCY (default 32)
 //   BENCH_ROUNDS (default 3)  rounds of the HTTP variants, each variant once per round (medians reported)
 //   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, auth, nolog, stream, streamnolog, redisnolog,
-//                   turn, fanout, churn, history, tracecost, eval, peers, regression (default all but
+//                   turn, fanout, churn, history, tracecost, eval, peers, streamrelay, regression (default all but
 //                   regression, which needs BENCH_BASE)
+//   streamrelay: an llmAgent's streamed turn relayed to SSE clients against a bare Hono relay (bench/streaming-relay.ts)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
 //   BENCH_CHURN_TURNS (default 45000)  turns a side of the churn variant's in-process CPU measurement (bench/churn.ts)
@@ -32,6 +33,7 @@ import { deleteKeys } from './redis-keys.js';
 import { measureRegression, regressionRatio } from './regression.js';
 import { measureRoundTrips } from './round-trips.js';
 import { runChild } from './run-child.js';
+import { runStreamRelayBench } from './streaming-relay.js';
 import { printSummary, recordTarget } from './summary.js';
 import type { TracingCost } from './tracing-cost.js';
 
@@ -86,9 +88,17 @@ const VARIANTS: Variant[] = [
 ];
 const wanted = (
   process.env.BENCH_VARIANTS ??
-  [...VARIANTS.map((v) => v.name), 'turn', 'fanout', 'churn', 'history', 'tracecost', 'eval', 'peers'].join(
-    ',',
-  )
+  [
+    ...VARIANTS.map((v) => v.name),
+    'turn',
+    'fanout',
+    'churn',
+    'history',
+    'tracecost',
+    'eval',
+    'peers',
+    'streamrelay',
+  ].join(',')
 ).split(',');
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
@@ -376,6 +386,7 @@ if (wanted.includes('tracecost')) {
 }
 if (wanted.includes('eval') && !(await runEvalBench())) process.exitCode = 1;
 if (wanted.includes('peers')) await runPeers();
+if (wanted.includes('streamrelay') && !(await runStreamRelayBench({ seconds, rounds }))) process.exitCode = 1;
 const base = process.env.BENCH_BASE;
 if (wanted.includes('regression') || base) {
   if (!base) console.log('\nregression: set BENCH_BASE to an earlier commit to compare against it');
