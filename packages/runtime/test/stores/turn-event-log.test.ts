@@ -186,6 +186,33 @@ describe('the Redis turn event log', () => {
     await log.close();
   });
 
+  it('replays an event built in another field order, or naming another session, as it was appended', async () => {
+    const log = new RedisTurnEventLog(REDIS_URL, { keyPrefix: redis.prefix() });
+    const key: TurnLogKey = { tenantId: undefined, sessionId: 'ses_odd', turnId: 'turn_odd' };
+    const written = [
+      {
+        eventId: '1000-1',
+        messageId: 'msg_1',
+        type: 'message',
+        content: 'hi',
+        turnId: key.turnId,
+        sessionId: key.sessionId,
+      },
+      {
+        type: 'message',
+        sessionId: 'ses_other',
+        turnId: key.turnId,
+        messageId: 'msg_2',
+        content: '"quoted"',
+        eventId: '1000-2',
+      },
+    ] as TurnEvent[];
+    for (const event of written) log.append(key, event);
+    await settled(log, key, '1000-2');
+    expect(await log.replay(key, undefined)).toEqual({ kind: 'events', events: written });
+    await log.close();
+  });
+
   it('still wakes a follower waiting on a turn with the events that end it', async () => {
     const log = new RedisTurnEventLog(REDIS_URL, { keyPrefix: redis.prefix() });
     const key: TurnLogKey = { tenantId: undefined, sessionId: 'ses_wait', turnId: 'turn_wait' };

@@ -10,7 +10,7 @@ import {
   type TurnEventLog,
   type TurnLogKey,
 } from '../turn-event-log.js';
-import { decodeEventEntries, encodeEventEntry, type StreamEntries } from './event-entries.js';
+import { decodeEventEntries, encodeEventEntry, keyIdsJson, type StreamEntries } from './event-entries.js';
 import { isCluster, RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
 import { RedisScript } from './redis-script.js';
 
@@ -86,6 +86,7 @@ export class RedisTurnEventLog implements TurnEventLog {
   #closed = false;
   #lastKey: TurnLogKey | undefined;
   #lastRedisKey = '';
+  #lastIds = '';
 
   constructor(
     source: RedisSource,
@@ -110,7 +111,7 @@ export class RedisTurnEventLog implements TurnEventLog {
       batch = { entries: [], ending: false, timer: undefined, queued: false, sending: false };
       this.#batches.set(redisKey, batch);
     }
-    batch.entries.push(event.eventId, encodeEventEntry(event, key));
+    batch.entries.push(event.eventId, encodeEventEntry(event, key, this.#lastIds));
     // A log that cannot keep up keeps the newest events (a follower then gets 410 for the oldest).
     if (batch.entries.length > 2 * this.#maxPerTurn) batch.entries.splice(0, 2 * this.#maxPerTurn);
     if (event.type === 'turn-end') batch.ending = true;
@@ -216,6 +217,7 @@ export class RedisTurnEventLog implements TurnEventLog {
     const redisKey = `${this.#prefix}session:{${encodeURIComponent(storeId)}}:events:${encodeURIComponent(key.turnId)}`;
     this.#lastKey = key;
     this.#lastRedisKey = redisKey;
+    this.#lastIds = keyIdsJson(key);
     return redisKey;
   }
 
