@@ -45,9 +45,13 @@ refresh(KEYS[4])
  * for the token (`{-2}` when another token holds it: nothing is done), so a
  * turn's start is one round trip, lease included.
  *
- * KEYS: messages, turns, lease, request keys. ARGV: ttl ms, limit, lease token or '',
+ * With KEYS[5] (the sweeper's index of running turns, on a single Redis
+ * where a script may write it), an opened turn marks its session there
+ * (ARGV[9], scored ARGV[10]): no command of its own.
+ *
+ * KEYS: messages, turns, lease, request keys, [running index]. ARGV: ttl ms, limit, lease token or '',
  * user message record, turn record, request key or '', "turnId fingerprint",
- * lease ttl ms to take the lease with or ''.
+ * lease ttl ms to take the lease with or '', [session store id, now ms].
  */
 export const OPEN_TURN = new RedisScript(`
 if ARGV[8] ~= '' then
@@ -69,6 +73,7 @@ end
 redis.call('RPUSH', KEYS[1], ARGV[4])
 redis.call('RPUSH', KEYS[2], ARGV[5])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[4], ARGV[6], ARGV[7]) end
+if KEYS[5] then redis.call('ZADD', KEYS[5], ARGV[10], ARGV[9]) end
 ${REFRESH_EXPIRY}
 local limit = tonumber(ARGV[2])
 if limit <= 0 then return {0, {}} end
@@ -89,8 +94,12 @@ return {0, table.concat(records, '\\n')}
  * With ARGV[4] = '1' it then releases the lease (the holder's last write),
  * so a turn's end is one round trip, release included.
  *
- * KEYS: messages, turns, lease, request keys. ARGV: ttl ms (-1: none), message count,
- * lease token or '', '1' to release the lease or '', message records…, [turn record].
+ * With KEYS[5] (the sweeper's index of running turns, on a single Redis),
+ * a turn record is followed by the session's store id and, when the turn is
+ * running, the score to mark it with ('' unmarks it): no command of its own.
+ *
+ * KEYS: messages, turns, lease, request keys, [running index]. ARGV: ttl ms (-1: none), message count,
+ * lease token or '', '1' to release the lease or '', message records…, [turn record, [store id, score or '']].
  */
 export const APPEND_SESSION = new RedisScript(`${CHECK_LEASE}
 local count = tonumber(ARGV[2])
@@ -105,6 +114,13 @@ if #ARGV > 4 + count then
     redis.call('RPUSH', KEYS[2], ARGV[5 + count])
   else
     redis.call('LSET', KEYS[2], -1, ARGV[5 + count])
+  end
+  if KEYS[5] and #ARGV > 6 + count then
+    if ARGV[7 + count] == '' then
+      redis.call('ZREM', KEYS[5], ARGV[6 + count])
+    else
+      redis.call('ZADD', KEYS[5], ARGV[7 + count], ARGV[6 + count])
+    end
   end
 end
 ${REFRESH_EXPIRY}

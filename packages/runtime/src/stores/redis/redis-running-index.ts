@@ -1,4 +1,4 @@
-import type { RedisConnection } from './redis-connection.js';
+import { isCluster, type RedisConnection } from './redis-connection.js';
 
 /**
  * @internal The sessions whose last turn is running, for the sweeper that
@@ -14,12 +14,19 @@ export class RedisRunningIndex {
   readonly #connection: RedisConnection;
   readonly #key: string;
   readonly #lockKey: string;
+  /**
+   * The index's key where the session scripts may mark and unmark sessions
+   * themselves (a single Redis: a script may write keys of other hash tags),
+   * saving the two commands of {@link note} per turn; undefined on a Cluster.
+   */
+  readonly inScripts: string | undefined;
 
   constructor(connection: RedisConnection, keyPrefix: string) {
     this.#connection = connection;
     // One hash tag of their own: never in a session's script, always on one node of a Cluster.
     this.#key = `${keyPrefix}running:{sweep}`;
     this.#lockKey = `${keyPrefix}sweeper:{sweep}`;
+    this.inScripts = isCluster(connection.client) ? undefined : this.#key;
   }
 
   /** Marks (or unmarks) a session's turn as running; never waited for, never throws. */

@@ -191,8 +191,11 @@ export class RedisSessionStore implements SessionStore {
       requestKey ? `${turn.turnId} ${requestKey.fingerprint}` : '',
       this.#leases.taking(lease),
     ];
+    const running = this.#running.inScripts;
+    if (running !== undefined) args.push(sessionId, Date.now());
+    const scriptKeys = this.#scriptKeys(keys, running);
     const open = () =>
-      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, this.#scriptKeys(keys), args), {
+      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, scriptKeys, args), {
         write: true,
       });
     const opened = open();
@@ -202,7 +205,7 @@ export class RedisSessionStore implements SessionStore {
     if (taking) this.#leases.took(lease, 'opening');
     // In the same tick as the script, so pipelined with it: one round trip for both.
     const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
-    this.#running.note(sessionId, true);
+    if (running === undefined) this.#running.note(sessionId, true);
     let reply = (await openedThenIndexed(opened, indexed)) as [number, unknown];
     if (taking && reply[0] === LEASE_BUSY) {
       // Another replica holds the session: wait for it the usual way, then open.
@@ -248,15 +251,18 @@ export class RedisSessionStore implements SessionStore {
       release ? '1' : '',
     ];
     for (const message of messages) args.push(encodeMessageRecord(message, this.#compact));
+    const running = turn ? this.#running.inScripts : undefined;
     if (turn) args.push(encodeTurnRecord(turn, this.#compact));
+    // Whether a sweeper should look at this session should its replica stop: in the script, or pipelined with it.
+    if (running !== undefined) args.push(sessionId, turn?.status === 'running' ? Date.now() : '');
     if (release) this.#leases.releasing(lease);
+    const scriptKeys = this.#scriptKeys(keys, running);
     const appended = this.#connection.run(
       'append to a session',
-      (client) => APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
+      (client) => APPEND_SESSION.run(client, scriptKeys, args),
       { write: true },
     );
-    // Pipelined with the script: whether a sweeper should look at this session should its replica stop.
-    if (turn) this.#running.note(sessionId, turn.status === 'running');
+    if (turn && running === undefined) this.#running.note(sessionId, turn.status === 'running');
     const [code] = (await appended) as [number];
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (release) this.#leases.released(lease);
@@ -415,8 +421,10 @@ export class RedisSessionStore implements SessionStore {
     return sessionKeys(this.#keyPrefix, sessionId);
   }
 
-  #scriptKeys(keys: SessionKeys): string[] {
-    return [keys.messages, keys.turns, keys.lease, keys.requests];
+  #scriptKeys(keys: SessionKeys, running?: string): string[] {
+    return running === undefined
+      ? [keys.messages, keys.turns, keys.lease, keys.requests]
+      : [keys.messages, keys.turns, keys.lease, keys.requests, running];
   }
 
   /** How long the session lives after this write: the idle time, or longer while an approval is pending (-1: no expiry). */
