@@ -27,7 +27,7 @@ import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
 import { DEFAULT_LIVENESS_TTL_MS, ReplicaLiveness } from './redis-liveness.js';
 import { RedisRunningIndex } from './redis-running-index.js';
-import { RedisSessionIndex } from './redis-session-index.js';
+import { MAX_LISTED_SESSIONS, RedisSessionIndex } from './redis-session-index.js';
 import { type ChannelSubscription, subscribeChannel } from './redis-subscriber.js';
 import { SessionWindowCache } from './window-cache.js';
 
@@ -191,9 +191,15 @@ export class RedisSessionStore implements SessionStore {
       requestKey ? `${turn.turnId} ${requestKey.fingerprint}` : '',
       this.#leases.taking(lease),
     ];
+    // On a single Redis the script marks the session running and touches its index itself (see OPEN_TURN).
     const running = this.#running.inScripts;
-    if (running !== undefined) args.push(sessionId, Date.now());
-    const scriptKeys = this.#scriptKeys(keys, running);
+    let scriptKeys: string[];
+    if (running === undefined) scriptKeys = this.#scriptKeys(keys);
+    else {
+      const now = Date.now();
+      args.push(sessionId, now, now - idleTtlMs, idleTtlMs, MAX_LISTED_SESSIONS);
+      scriptKeys = [keys.messages, keys.turns, keys.lease, keys.requests, running, this.#index.keyOf(tenant)];
+    }
     const open = () =>
       this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, scriptKeys, args), {
         write: true,
@@ -203,10 +209,13 @@ export class RedisSessionStore implements SessionStore {
     // out (a compare-and-delete, harmless if the script never ran) rather than the session staying blocked.
     const taking = args[7] !== '';
     if (taking) this.#leases.took(lease, 'opening');
-    // In the same tick as the script, so pipelined with it: one round trip for both.
-    const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
-    if (running === undefined) this.#running.note(sessionId, true);
-    let reply = (await openedThenIndexed(opened, indexed)) as [number, unknown];
+    let reply: [number, unknown];
+    if (running === undefined) {
+      // In the same tick as the script, so pipelined with it: one round trip for all three.
+      const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
+      this.#running.note(sessionId, true);
+      reply = (await openedThenIndexed(opened, indexed)) as [number, unknown];
+    } else reply = (await opened) as [number, unknown];
     if (taking && reply[0] === LEASE_BUSY) {
       // Another replica holds the session: wait for it the usual way, then open.
       await this.#leases.wait(lease, { retaking: true });
