@@ -63,7 +63,8 @@ async function footprint(client: Redis, prefix: string, sessions: number): Promi
 async function switchboardFootprint(redisUrl: string, sessions: number): Promise<RedisFootprint> {
   // As long as the default prefix `switchboard:`, so that keys weigh what they weigh in production.
   const keyPrefix = `sb-${randomBytes(4).toString('hex')}:`;
-  const app = churnApp(createRedisStores(redisUrl, { keyPrefix }));
+  const stores = createRedisStores(redisUrl, { keyPrefix });
+  const app = churnApp(stores);
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
     for (let index = 0; index < sessions * TURNS_PER_SESSION; index++) {
@@ -73,6 +74,8 @@ async function switchboardFootprint(redisUrl: string, sessions: number): Promise
       });
       if (result.status !== 'completed') throw new Error(`churn turn ${index} ended ${result.status}`);
     }
+    // The event log's last batches are sent after their turns answered: measured once they are stored.
+    await stores.eventLog.idle();
     return await footprint(client, keyPrefix, sessions);
   } finally {
     await app.close();

@@ -5,10 +5,12 @@ import { isCluster, type RedisConnection } from './redis-connection.js';
  * recovers turns a stopped replica left behind: a sorted set of session
  * (store) ids scored by when their turn was last written. Marked when a
  * turn opens or is written running, unmarked when it is written otherwise.
- * Each is one command sent in the same tick as the session's own script, so
- * it leaves in the same write (ioredis pipelines them) and costs no round
- * trip; it is never waited for, and a lost mark only leaves that turn to
- * the next message's recovery, as before the sweeper.
+ * On a single Redis the session's own scripts write them (see
+ * {@link RedisRunningIndex.inScripts}); on a Cluster each is one command
+ * sent in the same tick as the session's script, so it leaves in the same
+ * write (ioredis pipelines them) and costs no round trip; it is never
+ * waited for, and a lost mark only leaves that turn to the next message's
+ * recovery, as before the sweeper.
  */
 export class RedisRunningIndex {
   readonly #connection: RedisConnection;

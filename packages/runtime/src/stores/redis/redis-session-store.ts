@@ -87,8 +87,10 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * connection opened when the first listener subscribes.
  *
  * For `listSessions` each tenant has a sorted set of its session ids, scored
- * by when each last started a turn: opening a turn updates it with one more
- * command sent together with the turn's script (so no extra round trip). It
+ * by when each last started a turn: opening a turn updates it, on a single
+ * Redis within the opening script, on a Cluster (where the index lives in
+ * another slot) with one more command sent together with it (so no extra
+ * round trip either way). It
  * keeps the newest 10 000 entries, forgets entries idle
  * for longer than the idle time, and expires when the tenant has been idle as
  * long; entries of sessions found gone when listed are removed. A session
