@@ -3,7 +3,7 @@
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
 //   BENCH_ROUNDS (default 3)  rounds of the HTTP variants, each variant once per round (medians reported)
-//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, auth, nolog, stream, streamnolog, redisnolog,
+//   BENCH_VARIANTS  comma list of: hono, memory, honochat, redis, traced, auth, nolog, stream, streamnolog, redisnolog,
 //                   turn, fanout, churn, history, tracecost, eval (default all)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
@@ -55,6 +55,8 @@ const sinkUrl = await new Promise<string>((resolve) =>
 const VARIANTS: Variant[] = [
   { name: 'hono', script: 'servers/bare-hono.ts' },
   { name: 'memory', script: 'servers/switchboard.ts' },
+  // The same app behind a plain Hono route calling app.chat: the baseline of the server's own route.
+  { name: 'honochat', script: 'servers/hono-chat.ts' },
   {
     name: 'redis',
     script: 'servers/switchboard.ts',
@@ -263,9 +265,10 @@ const target = (name: string, a: string, b: string, minimum: number, what: strin
   const value = ratio(a, b);
   if (value === undefined) return;
   console.log(
-    `ratio ${name.padEnd(13)} = ${fmt(value, 2)}  (target ≥ ${minimum.toFixed(2)} ${value >= minimum ? 'PASS' : 'MISS'}: ${what}${spread(a, b)})`,
+    `ratio ${name.padEnd(15)} = ${fmt(value, 2)}  (target ≥ ${minimum.toFixed(2)} ${value >= minimum ? 'PASS' : 'MISS'}: ${what}${spread(a, b)})`,
   );
 };
+target('memory/honochat', 'memory', 'honochat', 0.9, '/v1/chat against a plain Hono route calling app.chat');
 target('log/nolog', 'memory', 'nolog', 0.95, 'the in-memory turn event log, no client listening');
 target('stream/nolog', 'stream', 'streamnolog', 0.95, 'the in-memory log, with a client listening (SSE)');
 target('redis/nolog', 'redis', 'redisnolog', 0.9, 'the Redis event log (one script call per batch)');
