@@ -223,7 +223,11 @@ class RunningCall {
     const onDelta =
       base && !checkReply ? (delta: string) => emit?.({ type: 'agent-delta', ...base, delta }) : undefined;
     const pending = reply;
-    const settled = otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
+    // As for run() above: with no span of its own (tracing off, an unsampled turn) nothing is made active.
+    const settled =
+      agentContext === parent
+        ? settle(pending, abort, control, onDelta)
+        : otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
     return finishWhenSettled(settled, timer, this, unfollow, checkReply);
   }
 }
