@@ -160,13 +160,15 @@ export class KeywordMatcher {
       let matched: string[] | undefined;
       let score = 0;
       for (; next < order.length && found[order[next]!]!.target === index; next++) {
-        (matched ??= []).push(found[order[next]!]!.keyword);
+        matched ??= [];
+        matched.push(found[order[next]!]!.keyword);
         score += weights[order[next]!]!;
       }
       if (candidates && !candidates.has(target.name)) continue;
       for (const pattern of target.patterns) {
         if (!pattern.test(text)) continue;
-        (matched ??= []).push(String(pattern));
+        matched ??= [];
+        matched.push(String(pattern));
         score += this.#patternWeight;
       }
       if (score > 0 && matched) scores.push({ name: target.name, score, matched });
