@@ -43,11 +43,15 @@ function printChurn(
       `${label.padEnd(27)} ${fmt(a, digits).padStart(11)}  ${fmt(b, digits).padStart(12)}  ${fmt(a !== undefined && b !== undefined ? a / b : undefined, 2).padStart(5)}×`,
     );
   row('cpu µs/turn (in process)', cpu?.switchboard, cpu?.baseline);
+  row('  … against the minimal turn', cpu?.switchboard, cpu?.minimal);
   if (cpu?.agents !== undefined) {
     const agents = cpu.agents;
     console.log(`  of which the agents alone: ${fmt(agents)} µs/turn`);
     row('  cpu µs/turn beyond agents', cpu.switchboard - agents, cpu.baseline - agents);
   }
+  const allocated = result.allocatedBytesPerTurn;
+  row('heap B allocated/turn', allocated?.switchboard, allocated?.baseline, 0);
+  row('  … against the minimal turn', allocated?.switchboard, allocated?.minimal, 0);
   row(`heap B/idle session (${heap?.sessions ?? '-'})`, heap?.switchboard, heap?.baseline, 0);
   if (heap)
     console.log(
@@ -82,6 +86,13 @@ function printChurn(
   const baseline = byName.get('baseline');
   console.log('');
   target('cpu per turn, switchboard ÷ hand-written', cpu && cpu.switchboard / cpu.baseline, 5, true);
+  target(
+    'cpu per turn, switchboard ÷ minimal turn',
+    cpu?.minimal === undefined ? undefined : cpu.switchboard / cpu.minimal,
+    8,
+    true,
+    `  (minimal ${fmt(cpu?.minimal, 2)} µs/turn)`,
+  );
   target(
     'heap per idle 3-turn session, KiB',
     heap && heap.switchboard / 1024,

@@ -75,6 +75,19 @@ describe('word matching', () => {
     expect(stem('this')).toBe('this');
   });
 
+  it('leaves a word alone when no rule applies to its ending, and still reduces the others', () => {
+    for (const word of ['weather', 'question', 'about', 'number', '12345', 'hello', 'shipment'])
+      expect(stem(word)).toBe(word);
+    expect(tokenize('shipping questions, billed and cities')).toEqual([
+      'ship',
+      'question',
+      ',',
+      'bill',
+      'and',
+      'citi',
+    ]);
+  });
+
   it('matches symbols and splits numbers from units', () => {
     expect(matches('+', '2+2')).toBe(true);
     expect(matches('km/h', 'convert 60 mph to km/h')).toBe(true);
