@@ -171,6 +171,8 @@ export class InMemoryLeases {
   #hold(sessionId: string, state: LeaseState, ttlMs: number): InMemoryLease {
     const holder = new InMemoryLease(this, sessionId, ttlMs);
     state.holder = holder;
+    // An expired holder that passed on to nobody took its state out of the map: the new holder puts it back.
+    if (this.#states.get(sessionId) !== state) this.#states.set(sessionId, state);
     return holder;
   }
 
