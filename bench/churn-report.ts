@@ -1,7 +1,9 @@
 import type { ChurnResult } from './churn.js';
 import { type ChurnHttpResult, measureChurnHttp } from './churn-http.js';
 import type { FlatnessResult } from './history-flatness.js';
+import { median } from './load.js';
 import { runChild } from './run-child.js';
+import { recordTarget } from './summary.js';
 
 const fmt = (n: number | undefined, digits = 1) =>
   n === undefined || Number.isNaN(n) ? '-' : n.toFixed(digits);
@@ -24,8 +26,19 @@ function target(
 /** The churn variant: in process (CPU, heap, Redis bytes) then over HTTP, printed with its targets. */
 export async function runChurnBench({ seconds, concurrency }: { seconds: number; concurrency: number }) {
   const inProcess = await runChild<ChurnResult>('churn.ts', 'result', { execArgv: ['--expose-gc'] });
+  const fresh = await freshProcessRatio();
   const http = await measureChurnHttp({ seconds, concurrency });
   printChurn(inProcess, http, { seconds, concurrency });
+  console.log(
+    `info  cpu per turn, each side in fresh processes: switchboard ${fresh.switchboard.map((v) => fmt(v)).join(', ')} µs, minimal ${fresh.minimal.map((v) => fmt(v, 2)).join(', ')} µs`,
+  );
+  recordTarget({
+    label: 'CPU per turn in process ÷ a minimal hand-written turn (each in fresh processes)',
+    value: fresh.ratio,
+    bound: 8,
+    kind: 'max',
+    note: `medians of ${fresh.switchboard.length} processes a side`,
+  });
 }
 
 function printChurn(
@@ -96,7 +109,7 @@ function printChurn(
   target(
     'heap per idle 3-turn session, KiB',
     heap && heap.switchboard / 1024,
-    2,
+    1.5,
     true,
     `  (hand-written ${fmt(heap && heap.baseline / 1024, 2)} KiB)`,
   );
@@ -118,6 +131,8 @@ function printChurn(
   console.log(
     `info    of which the turn event log, KB ${fmt(redis && redis.switchboard.eventLogBytes / 1000, 2).padStart(16)}  (3 turns, kept 1 h after each turn's last event; 0 after)`,
   );
+  target('heap per 3-turn session right after its turns, KiB', heap && heap.switchboardBusy / 1024, 3, true);
+  recordChurnTargets(result);
   target(
     'p99 ÷ p50 over HTTP under churn',
     switchboard && switchboard.p99Ms / switchboard.p50Ms,
@@ -128,6 +143,57 @@ function printChurn(
   console.log(
     `info  req/s ÷ bare hono: switchboard ${fmt(switchboard && hono && switchboard.requestsPerSecond / hono.requestsPerSecond, 2)}, hand-written ${fmt(baseline && hono && baseline.requestsPerSecond / hono.requestsPerSecond, 2)}`,
   );
+}
+
+/** Switchboard's and the minimal turn's CPU per turn, each alone in fresh processes, alternating (3 rounds). */
+async function freshProcessRatio(): Promise<{ switchboard: number[]; minimal: number[]; ratio: number }> {
+  const turns = String(Math.min(Number(process.env.BENCH_CHURN_TURNS ?? 45_000), 30_000));
+  const sides = { switchboard: [] as number[], minimal: [] as number[] };
+  for (let round = 0; round < 3; round++)
+    for (const side of ['switchboard', 'minimal'] as const) {
+      const { cpuMicrosPerTurn } = await runChild<ChurnResult>('churn.ts', 'result', {
+        env: { BENCH_CHURN_PARTS: `${side}-cpu`, BENCH_CHURN_TURNS: turns },
+      });
+      sides[side].push(Number(cpuMicrosPerTurn?.[side]));
+    }
+  return { ...sides, ratio: median(sides.switchboard) / median(sides.minimal) };
+}
+
+/** The churn rows of the run's summary table (bench/summary.ts). */
+function recordChurnTargets({ cpuMicrosPerTurn: cpu, heapBytesPerSession: heap, redis }: ChurnResult): void {
+  recordTarget({
+    label: 'CPU per turn in process ÷ a minimal hand-written turn (alternating blocks, one process)',
+    value: cpu?.minimal === undefined ? undefined : cpu.switchboard / cpu.minimal,
+    bound: 8,
+    kind: 'max',
+    note:
+      cpu &&
+      `${fmt(cpu.switchboard)} ÷ ${fmt(cpu.minimal, 2)} µs; ÷ the fuller hand-written turn ${fmt(cpu.switchboard / cpu.baseline, 2)}×`,
+  });
+  recordTarget({
+    label: "Redis bytes per 3-turn session (its turns' event log included)",
+    value: redis && redis.switchboard.bytesPerSession / 1000,
+    bound: 2,
+    kind: 'max',
+    unit: ' KB',
+    note:
+      redis &&
+      `session data ${fmt(redis.switchboard.sessionBytes / 1000, 2)} KB + event log ${fmt(redis.switchboard.eventLogBytes / 1000, 2)} KB, kept 1 h`,
+  });
+  recordTarget({
+    label: "heap per idle 3-turn session (after the store's compaction)",
+    value: heap && heap.switchboard / 1024,
+    bound: 1.5,
+    kind: 'max',
+    unit: ' KiB',
+  });
+  recordTarget({
+    label: 'heap per 3-turn session while active',
+    value: heap && heap.switchboardBusy / 1024,
+    bound: 3,
+    kind: 'max',
+    unit: ' KiB',
+  });
 }
 
 /** The history variant: a turn on a 10 000-message session against a 10-message one, in memory and on Redis. */

@@ -5,7 +5,9 @@
 //   BENCH_CHURN_TURNS (default 45000)    turns of each side for CPU per turn, in interleaved blocks
 //   BENCH_CHURN_SESSIONS (default 5000)   idle 3-turn sessions created for heap per session
 //   BENCH_CHURN_REDIS_SESSIONS (default 500)  3-turn sessions written to Redis for bytes per session
-//   BENCH_CHURN_PARTS (default cpu,heap,redis)  which measurements to run; `switchboard-cpu` runs only
+//   BENCH_CHURN_PARTS (default cpu,heap,redis)  which measurements to run; `minimal-cpu` runs only the minimal
+//     turn's side of `cpu` (bench/churn-report.ts sets it against `switchboard-cpu`, each in a fresh process);
+//     `switchboard-cpu` runs only
 //     Switchboard's side of `cpu` (for `node --cpu-prof`; see bench/profile-summary.ts)
 //   BENCH_CHURN_IDLE_MS (default 37000)  how long the sessions sit idle before the heap is measured again: the
 //     in-memory store compacts sessions idle for 30 s (its default `compactAfterSeconds`), checked every 5 s
@@ -173,6 +175,10 @@ if (parts.includes('switchboard-cpu')) {
   const micros = await cpuOf(switchboard.turn, 'cpu', 0, turns);
   await switchboard.close();
   result.cpuMicrosPerTurn = { switchboard: micros / turns, baseline: Number.NaN };
+}
+if (parts.includes('minimal-cpu')) {
+  const micros = await cpuOf(createMinimalTurn(), 'cpu', 0, turns);
+  result.cpuMicrosPerTurn = { switchboard: Number.NaN, baseline: Number.NaN, minimal: micros / turns };
 }
 if (parts.includes('heap'))
   result.heapBytesPerSession = await measureHeap(
