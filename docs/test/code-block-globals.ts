@@ -3,7 +3,7 @@
 import type { Agent, App, ChatClient } from '@switchboard/runtime';
 
 declare global {
-  /** The app the page is building (`createApp(...)`). */
+  /** The app the page is building (`new App(...)`). */
   const app: App;
   /** The agents the app hosts (an orchestrator is given them as `app.agentMetas`). */
   const agents: readonly Agent[];
