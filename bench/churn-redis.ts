@@ -13,8 +13,22 @@ export interface RedisFootprint {
   sessions: number;
   bytesPerSession: number;
   keysPerSession: number;
-  /** Bytes per session by kind of key (the key's last `:` part, or `index` for keys shared by sessions). */
+  /**
+   * Bytes per session by kind of key: the key's last `:` part (`messages`, `turns`…), `index` for keys
+   * shared by sessions, `events` for the turn event log's streams (one a turn).
+   */
   byKind: Record<string, number>;
+  /** Bytes per session of the session's own data (every kind but `events`): kept for the session's idle time. */
+  sessionBytes: number;
+  /** Bytes per session of the turn event log: kept for its retention (one hour after a turn's last event). */
+  eventLogBytes: number;
+}
+
+/** The kind of a key under the bench's prefix (see {@link RedisFootprint.byKind}). */
+function kindOf(key: string): string {
+  if (key.endsWith('}')) return 'index';
+  if (key.includes(':events:')) return 'events';
+  return key.slice(key.lastIndexOf(':') + 1);
 }
 
 /** Sums `MEMORY USAGE` (every element sampled) over the keys under `prefix`, grouped by kind. */
@@ -27,21 +41,30 @@ async function footprint(client: Redis, prefix: string, sessions: number): Promi
     const [next, found] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
     for (const key of found) {
       const usage = Number((await client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0')) ?? 0);
-      const kind = key.endsWith('}') ? 'index' : key.slice(key.lastIndexOf(':') + 1);
+      const kind = kindOf(key);
       byKind[kind] = (byKind[kind] ?? 0) + usage / sessions;
       bytes += usage;
       keys += 1;
     }
     cursor = next;
   } while (cursor !== '0');
-  return { sessions, bytesPerSession: bytes / sessions, keysPerSession: keys / sessions, byKind };
+  const eventLogBytes = byKind.events ?? 0;
+  return {
+    sessions,
+    bytesPerSession: bytes / sessions,
+    keysPerSession: keys / sessions,
+    byKind,
+    sessionBytes: bytes / sessions - eventLogBytes,
+    eventLogBytes,
+  };
 }
 
 /** Runs `sessions` 3-turn sessions through Switchboard on Redis and measures what Redis keeps. */
 async function switchboardFootprint(redisUrl: string, sessions: number): Promise<RedisFootprint> {
   // As long as the default prefix `switchboard:`, so that keys weigh what they weigh in production.
   const keyPrefix = `sb-${randomBytes(4).toString('hex')}:`;
-  const app = churnApp(createRedisStores(redisUrl, { keyPrefix }));
+  const stores = createRedisStores(redisUrl, { keyPrefix });
+  const app = churnApp(stores);
   const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   try {
     for (let index = 0; index < sessions * TURNS_PER_SESSION; index++) {
@@ -51,6 +74,8 @@ async function switchboardFootprint(redisUrl: string, sessions: number): Promise
       });
       if (result.status !== 'completed') throw new Error(`churn turn ${index} ended ${result.status}`);
     }
+    // The event log's last batches are sent after their turns answered: measured once they are stored.
+    await stores.eventLog.idle();
     return await footprint(client, keyPrefix, sessions);
   } finally {
     await app.close();

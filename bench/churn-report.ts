@@ -43,11 +43,15 @@ function printChurn(
       `${label.padEnd(27)} ${fmt(a, digits).padStart(11)}  ${fmt(b, digits).padStart(12)}  ${fmt(a !== undefined && b !== undefined ? a / b : undefined, 2).padStart(5)}×`,
     );
   row('cpu µs/turn (in process)', cpu?.switchboard, cpu?.baseline);
+  row('  … against the minimal turn', cpu?.switchboard, cpu?.minimal);
   if (cpu?.agents !== undefined) {
     const agents = cpu.agents;
     console.log(`  of which the agents alone: ${fmt(agents)} µs/turn`);
     row('  cpu µs/turn beyond agents', cpu.switchboard - agents, cpu.baseline - agents);
   }
+  const allocated = result.allocatedBytesPerTurn;
+  row('heap B allocated/turn', allocated?.switchboard, allocated?.baseline, 0);
+  row('  … against the minimal turn', allocated?.switchboard, allocated?.minimal, 0);
   row(`heap B/idle session (${heap?.sessions ?? '-'})`, heap?.switchboard, heap?.baseline, 0);
   if (heap)
     console.log(
@@ -63,6 +67,9 @@ function printChurn(
     const kinds = Object.entries(redis.switchboard.byKind).map(([kind, bytes]) => `${kind} ${fmt(bytes, 0)}`);
     console.log(
       `  switchboard redis bytes by key: ${kinds.join(', ')}; keys/session ${fmt(redis.switchboard.keysPerSession, 2)}`,
+    );
+    console.log(
+      `  session data ${fmt(redis.switchboard.sessionBytes, 0)} B + turn event log ${fmt(redis.switchboard.eventLogBytes, 0)} B (${fmt(redis.switchboard.eventLogBytes / 3, 0)} B a turn)`,
     );
   }
   if (result.redisError) console.log(`  redis skipped: ${result.redisError}`);
@@ -80,6 +87,13 @@ function printChurn(
   console.log('');
   target('cpu per turn, switchboard ÷ hand-written', cpu && cpu.switchboard / cpu.baseline, 5, true);
   target(
+    'cpu per turn, switchboard ÷ minimal turn',
+    cpu?.minimal === undefined ? undefined : cpu.switchboard / cpu.minimal,
+    8,
+    true,
+    `  (minimal ${fmt(cpu?.minimal, 2)} µs/turn)`,
+  );
+  target(
     'heap per idle 3-turn session, KiB',
     heap && heap.switchboard / 1024,
     2,
@@ -89,9 +103,20 @@ function printChurn(
   target(
     'redis per 3-turn session, KB',
     redis && redis.switchboard.bytesPerSession / 1000,
-    2.5,
+    2,
     true,
-    `  (hand-written ${fmt(redis && redis.baseline.bytesPerSession / 1000, 2)} KB)`,
+    `  (hand-written ${fmt(redis && redis.baseline.bytesPerSession / 1000, 2)} KB; the event log's turns included)`,
+  );
+  // The two parts apart: the session's data lives for its idle time (24 h), the event log an hour after each turn.
+  target(
+    '  of which the session data, KB',
+    redis && redis.switchboard.sessionBytes / 1000,
+    2,
+    true,
+    '  (kept for the session idle time)',
+  );
+  console.log(
+    `info    of which the turn event log, KB ${fmt(redis && redis.switchboard.eventLogBytes / 1000, 2).padStart(16)}  (3 turns, kept 1 h after each turn's last event; 0 after)`,
   );
   target(
     'p99 ÷ p50 over HTTP under churn',

@@ -13,6 +13,7 @@
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { type BaselineTurn, createBaselineTurn } from './baseline-turn.js';
+import { allocatedBytes } from './churn-alloc.js';
 import { measureRedisFootprint, type RedisFootprint } from './churn-redis.js';
 import {
   AGENT_WORK,
@@ -22,12 +23,19 @@ import {
   KEYWORDS,
   TURNS_PER_SESSION,
 } from './churn-workload.js';
+import { createMinimalTurn } from './minimal-turn.js';
 
 /** What the in-process churn measurements found, for bench/run.ts to print. */
 export interface ChurnResult {
   turns: number;
-  /** `agents`: the three agents alone, called the same way: the floor under both sides. */
-  cpuMicrosPerTurn?: { switchboard: number; baseline: number; agents?: number };
+  /**
+   * `baseline`: the hand-written turn that stores what Switchboard stores (bench/baseline-turn.ts);
+   * `minimal`: the leanest hand-written turn (bench/minimal-turn.ts); `agents`: the three agents alone,
+   * called the same way: the floor under every side.
+   */
+  cpuMicrosPerTurn?: { switchboard: number; baseline: number; minimal?: number; agents?: number };
+  /** Heap bytes allocated per turn (kept or garbage), counted in a pass of its own after the CPU blocks. */
+  allocatedBytesPerTurn?: { switchboard: number; baseline: number; minimal: number };
   /** `switchboard` once the sessions have been idle; `switchboardBusy` right after their last turn. */
   heapBytesPerSession?: { switchboard: number; switchboardBusy: number; baseline: number; sessions: number };
   redis?: { switchboard: RedisFootprint; baseline: RedisFootprint };
@@ -58,34 +66,49 @@ async function cpuOf(turn: Turn, prefix: string, from: number, to: number): Prom
 }
 
 /**
- * CPU per turn of both sides over `turns` turns each, in alternating blocks so
- * that a noisy neighbour on the machine hits both alike. Each side keeps its
+ * CPU per turn of every side over `turns` turns each, in alternating blocks so
+ * that a noisy neighbour on the machine hits all alike; then, in a pass of its
+ * own, the heap bytes each side allocates per turn. Each side keeps its
  * sessions (up to the in-memory cap), so its heap grows as under real churn.
  */
-async function measureCpu(turns: number): Promise<{ switchboard: number; baseline: number; agents: number }> {
+async function measureCpu(
+  turns: number,
+): Promise<Pick<ChurnResult, 'cpuMicrosPerTurn' | 'allocatedBytesPerTurn'>> {
   const switchboard = switchboardTurn();
-  const baseline: BaselineTurn = createBaselineTurn();
-  const warmUp = 6_000;
-  await cpuOf(baseline, 'warm', 0, warmUp);
-  await cpuOf(switchboard.turn, 'warm', 0, warmUp);
   // The same agent each turn as the routed sides call, picked by the keyword the message names.
   const agentsAlone: Turn = (_, message) =>
     AGENT_WORK[KEYWORDS.find((keyword) => message.includes(keyword)) ?? 'billing'](message);
-  await cpuOf(agentsAlone, 'warm', 0, warmUp);
-  let switchboardMicros = 0;
-  let baselineMicros = 0;
-  let agentsMicros = 0;
+  const sides: Record<'baseline' | 'minimal' | 'switchboard' | 'agents', Turn> = {
+    baseline: createBaselineTurn() satisfies BaselineTurn,
+    minimal: createMinimalTurn(),
+    switchboard: switchboard.turn,
+    agents: agentsAlone,
+  };
+  const names = Object.keys(sides) as Array<keyof typeof sides>;
+  const micros = { baseline: 0, minimal: 0, switchboard: 0, agents: 0 };
+  const warmUp = 6_000;
+  for (const name of names) await cpuOf(sides[name], 'warm', 0, warmUp);
   for (let from = 0; from < turns; from += BLOCK) {
     const to = Math.min(turns, from + BLOCK);
-    baselineMicros += await cpuOf(baseline, 'cpu', from, to);
-    switchboardMicros += await cpuOf(switchboard.turn, 'cpu', from, to);
-    agentsMicros += await cpuOf(agentsAlone, 'cpu', from, to);
+    for (const name of names) micros[name] += await cpuOf(sides[name], 'cpu', from, to);
   }
+  // Turns on new sessions past the CPU blocks', so that each side keeps growing as under churn.
+  const allocTurns = Math.min(turns, 9_000);
+  const allocated = { baseline: 0, minimal: 0, switchboard: 0 };
+  for (const name of ['baseline', 'minimal', 'switchboard'] as const)
+    allocated[name] =
+      (await allocatedBytes(async () => {
+        await cpuOf(sides[name], 'alloc', 0, allocTurns);
+      })) / allocTurns;
   await switchboard.close();
   return {
-    switchboard: switchboardMicros / turns,
-    baseline: baselineMicros / turns,
-    agents: agentsMicros / turns,
+    cpuMicrosPerTurn: {
+      switchboard: micros.switchboard / turns,
+      baseline: micros.baseline / turns,
+      minimal: micros.minimal / turns,
+      agents: micros.agents / turns,
+    },
+    allocatedBytesPerTurn: allocated,
   };
 }
 
@@ -144,7 +167,7 @@ const parts = (process.env.BENCH_CHURN_PARTS ?? 'cpu,heap,redis').split(',');
 if (!globalThis.gc && parts.includes('heap')) throw new Error('heap per session needs node --expose-gc');
 
 const result: ChurnResult = { turns };
-if (parts.includes('cpu')) result.cpuMicrosPerTurn = await measureCpu(turns);
+if (parts.includes('cpu')) Object.assign(result, await measureCpu(turns));
 if (parts.includes('switchboard-cpu')) {
   const switchboard = switchboardTurn();
   const micros = await cpuOf(switchboard.turn, 'cpu', 0, turns);

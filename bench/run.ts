@@ -3,9 +3,10 @@
 //   BENCH_SECONDS (default 5)   measured seconds per variant, after 1 s of warm-up
 //   BENCH_CONCURRENCY (default 32)
 //   BENCH_ROUNDS (default 3)  rounds of the HTTP variants, each variant once per round (medians reported)
-//   BENCH_VARIANTS  comma list of: hono, memory, redis, traced, auth, nolog, stream, streamnolog, redisnolog,
-//                   turn, fanout, churn, history, tracecost, eval, peers, regression (default all but
-//                   regression, which needs BENCH_BASE)
+//   BENCH_VARIANTS  comma list of: hono, memory, honochat, logged, redis, traced, auth, nolog, stream, streamnolog,
+//                   redisnolog, turn, fanout, churn, history, tracecost, eval, peers, streamrelay, regression
+//                   (default all but regression, which needs BENCH_BASE)
+//   streamrelay: an llmAgent's streamed turn relayed to SSE clients against a bare Hono relay (bench/streaming-relay.ts)
 //   BENCH_TURNS (default 50000)  turns per variant of the in-process turn-overhead measurement
 //   BENCH_FANOUT_RUNS (default 9)  turns of each kind of the supervisor fan-out measurement (bench/fan-out.ts)
 //   BENCH_CHURN_TURNS (default 45000)  turns a side of the churn variant's in-process CPU measurement (bench/churn.ts)
@@ -32,6 +33,7 @@ import { deleteKeys } from './redis-keys.js';
 import { measureRegression, regressionRatio } from './regression.js';
 import { measureRoundTrips } from './round-trips.js';
 import { runChild } from './run-child.js';
+import { runStreamRelayBench } from './streaming-relay.js';
 import { printSummary, recordTarget } from './summary.js';
 import type { TracingCost } from './tracing-cost.js';
 
@@ -43,6 +45,8 @@ interface Variant {
   headers?: Record<string, string>;
   /** Each request streams its turn's events (`stream: true`): a client listening to them. */
   stream?: boolean;
+  /** The server's stdout goes nowhere (its request log's lines). */
+  quiet?: boolean;
 }
 
 /** The API key of the `auth` variant (a throwaway, for loopback only). */
@@ -62,6 +66,10 @@ const sinkUrl = await new Promise<string>((resolve) =>
 const VARIANTS: Variant[] = [
   { name: 'hono', script: 'servers/bare-hono.ts' },
   { name: 'memory', script: 'servers/switchboard.ts' },
+  // The same app behind a plain Hono route calling app.chat: the baseline of the server's own route.
+  { name: 'honochat', script: 'servers/hono-chat.ts' },
+  // The memory variant with the app's default logger (pino at info): one request line per request, to /dev/null.
+  { name: 'logged', script: 'servers/switchboard.ts', env: { BENCH_LOGGER: 'default' }, quiet: true },
   {
     name: 'redis',
     script: 'servers/switchboard.ts',
@@ -86,9 +94,17 @@ const VARIANTS: Variant[] = [
 ];
 const wanted = (
   process.env.BENCH_VARIANTS ??
-  [...VARIANTS.map((v) => v.name), 'turn', 'fanout', 'churn', 'history', 'tracecost', 'eval', 'peers'].join(
-    ',',
-  )
+  [
+    ...VARIANTS.map((v) => v.name),
+    'turn',
+    'fanout',
+    'churn',
+    'history',
+    'tracecost',
+    'eval',
+    'peers',
+    'streamrelay',
+  ].join(',')
 ).split(',');
 
 type CpuReport = { cpu: NodeJS.CpuUsage; memory: number };
@@ -98,7 +114,7 @@ async function measure(
 ): Promise<LoadResult & { cpuMicrosPerRequest: number; rssMb: number; clientMicrosPerRequest: number }> {
   const child = fork(await compileServer(variant.script), {
     env: { ...process.env, ...variant.env, NODE_ENV: 'production' },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    stdio: ['ignore', variant.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'],
   });
   try {
     const url = await new Promise<string>((resolve, reject) => {
@@ -283,14 +299,26 @@ if (wanted.includes('redis')) {
 console.log(
   `ratio auth/memory   = ${fmt(ratio('auth', 'memory'), 2)}  (info: requests with an API key against none${spread('auth', 'memory')})`,
 );
+console.log(
+  `ratio logged/memory = ${fmt(ratio('logged', 'memory'), 2)}  (info: the default request log, one pino line per request, against none${spread('logged', 'memory')})`,
+);
 /** A ratio against its target, PASS or MISS (nothing when a side was not measured). */
 const target = (name: string, a: string, b: string, minimum: number, what: string) => {
   const value = ratio(a, b);
   if (value === undefined) return;
   console.log(
-    `ratio ${name.padEnd(13)} = ${fmt(value, 2)}  (target ≥ ${minimum.toFixed(2)} ${value >= minimum ? 'PASS' : 'MISS'}: ${what}${spread(a, b)})`,
+    `ratio ${name.padEnd(15)} = ${fmt(value, 2)}  (target ≥ ${minimum.toFixed(2)} ${value >= minimum ? 'PASS' : 'MISS'}: ${what}${spread(a, b)})`,
   );
 };
+target('memory/honochat', 'memory', 'honochat', 0.9, '/v1/chat against a plain Hono route calling app.chat');
+if (wanted.includes('memory') && wanted.includes('honochat'))
+  recordTarget({
+    label: '/v1/chat ÷ a plain Hono route calling app.chat on the same app (req/s)',
+    value: ratio('memory', 'honochat'),
+    bound: 0.9,
+    kind: 'min',
+    note: spread('memory', 'honochat').replace(/^, /, ''),
+  });
 target('log/nolog', 'memory', 'nolog', 0.95, 'the in-memory turn event log, no client listening');
 target('stream/nolog', 'stream', 'streamnolog', 0.95, 'the in-memory log, with a client listening (SSE)');
 target('redis/nolog', 'redis', 'redisnolog', 0.9, 'the Redis event log (one script call per batch)');
@@ -376,6 +404,7 @@ if (wanted.includes('tracecost')) {
 }
 if (wanted.includes('eval') && !(await runEvalBench())) process.exitCode = 1;
 if (wanted.includes('peers')) await runPeers();
+if (wanted.includes('streamrelay') && !(await runStreamRelayBench({ seconds, rounds }))) process.exitCode = 1;
 const base = process.env.BENCH_BASE;
 if (wanted.includes('regression') || base) {
   if (!base) console.log('\nregression: set BENCH_BASE to an earlier commit to compare against it');

@@ -3,6 +3,7 @@
 // BENCH_TRACING=1 exports every span to a loopback OTLP sink (see BENCH_OTLP_URL).
 // BENCH_API_KEY turns API keys on, with that one key of a tenant `bench` (the `auth` variant).
 // BENCH_EVENT_LOG=off runs without the turn event log (the `nolog` variants).
+// BENCH_LOGGER=default keeps the app's default logger (pino at info, a request line per request: `logged`).
 import { App, apiKeys, defineAgent } from '@switchboard/runtime';
 import { benchOrchestrator } from './orchestrator.js';
 import { reportWhenListening } from './report.js';
@@ -34,7 +35,7 @@ const app = new App({
   ...eventLog,
   tracing,
   auth,
-  logger: () => {},
+  logger: process.env.BENCH_LOGGER === 'default' ? undefined : () => {},
 });
 const server = await app.start(benchOrchestrator(app), { port: 0 });
 reportWhenListening(server.url);

@@ -12,9 +12,12 @@ export function entryPoints(): { file: string; specifier: string }[] {
     const manifest = JSON.parse(readFileSync(`${ROOT}packages/${name}/package.json`, 'utf8')) as {
       exports: Record<string, { types: string }>;
     };
-    return Object.entries(manifest.exports).map(([subpath, target]) => ({
-      file: `${ROOT}packages/${name}/${target.types.replace(/^\.\//, '')}`,
-      specifier: `@switchboard/${name}${subpath.slice(1)}`,
-    }));
+    // `/internal` is what the packages share with each other, not API: it stays out of the reference.
+    return Object.entries(manifest.exports)
+      .filter(([subpath]) => subpath !== './internal')
+      .map(([subpath, target]) => ({
+        file: `${ROOT}packages/${name}/${target.types.replace(/^\.\//, '')}`,
+        specifier: `@switchboard/${name}${subpath.slice(1)}`,
+      }));
   });
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Orchestrator } from '@switchboard/core';
 import {
   KeywordOrchestrator,
-  LLMOrchestrator,
+  LlmOrchestrator,
   RoundRobinOrchestrator,
   TaskOrchestrator,
 } from '@switchboard/orchestrators';
@@ -52,7 +52,7 @@ function createOrchestrator(config: ServerConfig, agents: readonly Agent[]): Orc
     case 'task':
       return new TaskOrchestrator({ name: 'task', agents: metas, tasks: DEMO_TASKS, fallbackAgent: 'help' });
     case 'llm':
-      return new LLMOrchestrator({
+      return new LlmOrchestrator({
         name: 'llm',
         agents: metas,
         model: config.OPENAI_MODEL,

@@ -1,6 +1,6 @@
 import type { AgentMeta, Orchestrator } from '@switchboard/core';
 import {
-  LLMOrchestrator,
+  LlmOrchestrator,
   MetaRouter,
   PlanExecuteOrchestrator,
   SupervisorOrchestrator,
@@ -58,7 +58,7 @@ function planner(config: ServerConfig, agents: readonly AgentMeta[]): PlanExecut
  *   re-plans after a failure, and writes the answer;
  * - `meta`: a `MetaRouter` that classifies each request (one question,
  *   several independent ones, or a task in steps) and hands it to the
- *   `react` (an `LLMOrchestrator`), `supervisor` or `plan` pattern.
+ *   `react` (an `LlmOrchestrator`), `supervisor` or `plan` pattern.
  *
  * @example
  * ```ts
@@ -81,7 +81,7 @@ export function createPatternOrchestrator(
         agents,
         taskTypes: DEMO_TASK_TYPES,
         patterns: {
-          react: new LLMOrchestrator({
+          react: new LlmOrchestrator({
             name: 'react',
             agents,
             ...modelOptions(config),

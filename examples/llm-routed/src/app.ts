@@ -1,4 +1,4 @@
-import { LLMOrchestrator } from '@switchboard/orchestrators';
+import { LlmOrchestrator } from '@switchboard/orchestrators';
 import { App, type AppOptions, llmAgent } from '@switchboard/runtime';
 import OpenAI from 'openai';
 import { converter } from './converter.js';
@@ -21,7 +21,7 @@ export const FALLBACK_MESSAGE =
 
 /**
  * Builds the app: an `llmAgent` with the `get_weather` tool, the plain
- * `converter` agent, and an `LLMOrchestrator` that picks between them (or
+ * `converter` agent, and an `LlmOrchestrator` that picks between them (or
  * answers the user). Router and agent share one `openai` client.
  *
  * @example
@@ -32,7 +32,7 @@ export const FALLBACK_MESSAGE =
  */
 export function buildApp({ apiKey, baseURL, model, maxRetries = 2, ...options }: LlmRoutedAppOptions): {
   app: App;
-  orchestrator: LLMOrchestrator;
+  orchestrator: LlmOrchestrator;
 } {
   const client = new OpenAI({ apiKey, baseURL, maxRetries });
   const weather = llmAgent({
@@ -45,7 +45,7 @@ export function buildApp({ apiKey, baseURL, model, maxRetries = 2, ...options }:
     tools: [getWeather],
   });
   const app = new App({ name: 'llm-routed', agents: [weather, converter], ...options });
-  const orchestrator = new LLMOrchestrator({
+  const orchestrator = new LlmOrchestrator({
     name: 'llm-router',
     agents: app.agentMetas,
     model,

@@ -6,7 +6,7 @@ export {
   reportsAgentStats,
 } from './agent-stats.js';
 export { type ConfigVersion, type ConfigView, EMPTY_CONFIG } from './config-view.js';
-export { RequestContext, type RequestContextInit, traceContextSlot } from './context.js';
+export { RequestContext, type RequestContextInit } from './context.js';
 export {
   type Conversation,
   type ConversationStep,
@@ -26,7 +26,6 @@ export {
   ConfigurationError,
   ContextMissingError,
   CorruptRecordError,
-  describeError,
   type ErrorKind,
   FanOutNotAllowedError,
   GuardrailBlockedError,
@@ -81,7 +80,6 @@ export {
   AbstractOrchestrator,
   type Orchestrator,
   type OrchestratorOptions,
-  validateDecision,
 } from './orchestrator.js';
 export {
   BUILT_IN_PROFILES,

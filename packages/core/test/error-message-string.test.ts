@@ -1,10 +1,5 @@
-import {
-  type ErrorMessage,
-  InvalidDecisionError,
-  isErrorMessage,
-  SwitchboardError,
-  validateDecision,
-} from '@switchboard/core';
+import { type ErrorMessage, InvalidDecisionError, isErrorMessage, SwitchboardError } from '@switchboard/core';
+import { validateDecision } from '@switchboard/core/internal';
 import { describe, expect, it } from 'vitest';
 import { AGENTS, decideWith, expectError, sleep } from './fixtures.js';
 

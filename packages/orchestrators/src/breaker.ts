@@ -88,6 +88,10 @@ export class BreakerOrchestrator extends AbstractOrchestrator implements Reports
   readonly #now: () => number;
   readonly #copies = new Map<string, Copy>();
 
+  /**
+   * @deprecated Build it with {@link withBreaker}, the one way to wrap an orchestrator: the class stays
+   * exported as the type `withBreaker` returns; its constructor leaves the public API in the next minor.
+   */
   constructor(
     inner: Orchestrator,
     {

@@ -15,7 +15,8 @@ import {
   type ToolMessage,
   toolCall,
 } from '@switchboard/core';
-import { type ChatClient, clientResolver } from '@switchboard/runtime';
+import type { ChatClient } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import { askJudge, type ConsensusJudgeOptions } from './consensus-judge.js';
 import { type ConsensusAnswer, tallyVotes, type VoteTally } from './consensus-votes.js';
 

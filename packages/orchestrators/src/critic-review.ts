@@ -7,7 +7,8 @@ import {
   type ToolMessage,
   turnMessages,
 } from '@switchboard/core';
-import { clientResolver, type RetrievalBundle, retrievalBundleOf } from '@switchboard/runtime';
+import { type RetrievalBundle, retrievalBundleOf } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import {
   askCriticJudge,
   type CriticJudgeOptions,

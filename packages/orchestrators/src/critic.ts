@@ -79,6 +79,10 @@ export class CriticOrchestrator extends AbstractOrchestrator {
   readonly maxHallucinationRisk: number | undefined;
   readonly #reviewer: { kind: 'function' | 'model'; review: Reviewer };
 
+  /**
+   * @deprecated Build it with {@link withCritic}, the one way to wrap an orchestrator: the class stays
+   * exported as the type `withCritic` returns; its constructor leaves the public API in the next minor.
+   */
   constructor(
     inner: Orchestrator,
     critic: Critic,
@@ -292,7 +296,7 @@ function withoutStreaming(conversation: Conversation): Conversation {
  * @example
  * ```ts
  * const reviewed = withCritic(
- *   new LLMOrchestrator({ agents, model: 'gpt-4o-mini', apiKey }),
+ *   new LlmOrchestrator({ agents, model: 'gpt-4o-mini', apiKey }),
  *   { model: 'gpt-4o-mini', apiKey, instructions: 'Check that every price quoted comes from an agent reply.' },
  *   { threshold: 0.8, escalateAtBound: true },
  * );

@@ -1,4 +1,3 @@
-export type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
 export { AgentBannedError, type BreakerOptions, BreakerOrchestrator, withBreaker } from './breaker.js';
 export { MAX_BANNED_AGENTS, MAX_TRACKED_AGENTS } from './breaker-state.js';
 export { MAX_SAMPLES_PER_AGENT, MAX_STATS_AGENTS } from './breaker-stats.js';
@@ -10,13 +9,14 @@ export {
   type ConsensusOrchestratorOptions,
   type ConsensusVerdict,
 } from './consensus-orchestrator.js';
-export { type ConsensusAnswer, normaliseAnswer, tallyVotes, type VoteTally } from './consensus-votes.js';
+export type { ConsensusAnswer, VoteTally } from './consensus-votes.js';
 export { type CriticOptions, CriticOrchestrator, withCritic } from './critic.js';
 export { type HallucinationCheckOptions, lexicalHallucinationRisk } from './critic-grounding.js';
 export type { CriticJudgeOptions, CriticReview, CriticVerdict } from './critic-judge.js';
 export type { Critic, CriticFunction } from './critic-review.js';
 export { type CriticFeedback, isCriticFeedback } from './critic-state.js';
 export type { CriticVerdictKind } from './critic-verdict.js';
+export * from './deprecated.js';
 export { type GraphBuilder, type StateGraphOptions, stateGraph } from './graph-builder.js';
 export {
   GraphCompileError,
@@ -44,15 +44,10 @@ export {
   type ReducerSpec,
   type ReplyMapping,
 } from './graph-types.js';
-export {
-  KeywordMatcher,
-  type KeywordMatcherOptions,
-  type MatchScore,
-  type MatchTarget,
-} from './keyword-matcher.js';
+export type { MatchScore } from './keyword-matcher.js';
 export { KeywordOrchestrator, type KeywordOrchestratorOptions } from './keyword-orchestrator.js';
-export { LLMOrchestrator, type LLMOrchestratorOptions, type LlmRouterFallback } from './llm-orchestrator.js';
-export { type LlmTaskClassifierOptions, llmTaskClassifier, NO_TASK } from './llm-task-classifier.js';
+export { LlmOrchestrator, type LlmOrchestratorOptions, type LlmRouterFallback } from './llm-orchestrator.js';
+export { type LlmTaskClassifierOptions, llmTaskClassifier } from './llm-task-classifier.js';
 export { GENERAL_TASK, type TaskType, taskFramingOf } from './meta-route-view.js';
 export {
   type MetaRouteChoice,
@@ -92,7 +87,6 @@ export {
   type StrategyUntil,
 } from './strategy-orchestrator.js';
 export { SupervisorOrchestrator, type SupervisorOrchestratorOptions } from './supervisor-orchestrator.js';
-export { MISSING_MARKER } from './supervisor-prompt.js';
 export type { SubGoal } from './supervisor-schema.js';
 export type { TaskClassifier, TaskDescription } from './task-classifier.js';
 export { type TaskDefinition, TaskOrchestrator, type TaskOrchestratorOptions } from './task-orchestrator.js';

@@ -156,19 +156,22 @@ export class KeywordMatcher {
     let next = 0;
     for (let index = 0; index < this.#targets.length; index++) {
       const target = this.#targets[index]!;
-      const matched: string[] = [];
+      // Most targets match nothing: their list is made only once something matched.
+      let matched: string[] | undefined;
       let score = 0;
       for (; next < order.length && found[order[next]!]!.target === index; next++) {
+        matched ??= [];
         matched.push(found[order[next]!]!.keyword);
         score += weights[order[next]!]!;
       }
       if (candidates && !candidates.has(target.name)) continue;
       for (const pattern of target.patterns) {
         if (!pattern.test(text)) continue;
+        matched ??= [];
         matched.push(String(pattern));
         score += this.#patternWeight;
       }
-      if (score > 0) scores.push({ name: target.name, score, matched });
+      if (score > 0 && matched) scores.push({ name: target.name, score, matched });
     }
     // Array.prototype.sort is stable: equal scores keep the declared order.
     return scores.length > 1 ? scores.sort((a, b) => b.score - a.score) : scores;

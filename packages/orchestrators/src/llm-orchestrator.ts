@@ -14,7 +14,8 @@ import {
   routeToUser,
   toolCall,
 } from '@switchboard/core';
-import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchboard/runtime';
+import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { CandidateCache } from './llm-candidate-cache.js';
 import { DEFAULT_ROUTER_INSTRUCTIONS, routerConversation, routerSystemPrompt } from './llm-route-prompt.js';
@@ -22,14 +23,14 @@ import { type RouteAnswer, type RouteSchema, routeSchema } from './llm-route-sch
 import { askForStructuredAnswer, type StructuredAnswer } from './llm-structured-output.js';
 
 /**
- * What an {@link LLMOrchestrator} does when the model gives no valid decision:
+ * What an {@link LlmOrchestrator} does when the model gives no valid decision:
  * answer the user with a fixed `message`, or send the user's message to an
  * `agent` (after agents have replied, their replies go to the user instead).
  */
 export type LlmRouterFallback = { message: string } | { agent: string };
 
-/** Options of {@link LLMOrchestrator}. */
-export interface LLMOrchestratorOptions extends LlmClientOptions {
+/** Options of {@link LlmOrchestrator}. */
+export interface LlmOrchestratorOptions extends LlmClientOptions {
   /** Default `llm`. */
   name?: string;
   description?: string;
@@ -59,10 +60,10 @@ function checkOptions(
     maxRetries,
     fallback,
     agents,
-  }: Required<Pick<LLMOrchestratorOptions, 'model' | 'historyWindow' | 'maxRetries' | 'agents'>> &
-    Pick<LLMOrchestratorOptions, 'fallback'>,
+  }: Required<Pick<LlmOrchestratorOptions, 'model' | 'historyWindow' | 'maxRetries' | 'agents'>> &
+    Pick<LlmOrchestratorOptions, 'fallback'>,
 ): void {
-  const owner = `LLMOrchestrator '${name}'`;
+  const owner = `LlmOrchestrator '${name}'`;
   if (typeof model !== 'string' || model === '')
     throw new ConfigurationError({ message: `${owner} needs a model name` });
   if (!Number.isInteger(historyWindow) || historyWindow < 1) {
@@ -100,7 +101,7 @@ function checkOptions(
  *
  * @example
  * ```ts
- * const router = new LLMOrchestrator({
+ * const router = new LlmOrchestrator({
  *   agents: app.agentMetas,
  *   model: 'gpt-4o-mini',
  *   apiKey: process.env.OPENAI_API_KEY,
@@ -109,7 +110,7 @@ function checkOptions(
  * await app.start(router, { port: 3000 });
  * ```
  */
-export class LLMOrchestrator extends AbstractOrchestrator {
+export class LlmOrchestrator extends AbstractOrchestrator {
   readonly model: string;
   readonly fallback?: LlmRouterFallback;
   readonly #client: () => Promise<ChatClient>;
@@ -132,12 +133,12 @@ export class LLMOrchestrator extends AbstractOrchestrator {
     fallback,
     maxRetries = 1,
     temperature,
-  }: LLMOrchestratorOptions) {
+  }: LlmOrchestratorOptions) {
     super({ name, description, agents });
     checkOptions(name, { model, historyWindow, maxRetries, fallback, agents: this.agents });
     this.model = model;
     this.fallback = fallback;
-    this.#client = clientResolver(`LLMOrchestrator '${name}'`, { client, apiKey, baseURL });
+    this.#client = clientResolver(`LlmOrchestrator '${name}'`, { client, apiKey, baseURL });
     this.#instructions = instructions;
     this.#historyWindow = historyWindow;
     this.#maxRetries = maxRetries;

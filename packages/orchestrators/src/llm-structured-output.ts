@@ -1,12 +1,13 @@
 import { context } from '@opentelemetry/api';
-import { ConfigurationError, type Conversation, RequestContext, recordUsage } from '@switchboard/core';
 import {
-  type ChatClient,
-  chargeModelCall,
-  endGeneration,
-  startGeneration,
+  ConfigurationError,
+  type Conversation,
+  RequestContext,
+  recordUsage,
   type TokenUsage,
-} from '@switchboard/runtime';
+} from '@switchboard/core';
+import { type ChatClient, chargeModelCall } from '@switchboard/runtime';
+import { endGeneration, startGeneration } from '@switchboard/runtime/otel';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { z } from 'zod';

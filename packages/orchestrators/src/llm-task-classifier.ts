@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { ConfigurationError, recordUsage } from '@switchboard/core';
-import { clientResolver, type LlmClientOptions } from '@switchboard/runtime';
+import type { LlmClientOptions } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { z } from 'zod';
 import { CandidateCache } from './llm-candidate-cache.js';

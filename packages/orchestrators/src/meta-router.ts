@@ -14,7 +14,8 @@ import {
   recordUsage,
   type StepAnnotations,
 } from '@switchboard/core';
-import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchboard/runtime';
+import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import { z } from 'zod';
 import { routerConversation } from './llm-route-prompt.js';
 import { askForStructuredAnswer } from './llm-structured-output.js';
@@ -117,7 +118,7 @@ const StoredRouteSchema = z.object({
  *     { name: 'research', description: 'Questions that need sources', framing: 'Cite your sources.', patterns: ['supervisor', 'react'] },
  *     { name: 'chat', description: 'Small talk and simple questions', patterns: ['react'] },
  *   ],
- *   patterns: { react: new LLMOrchestrator({ agents, model, client }), supervisor: { orchestrator: supervisor, whenToUse: 'several independent sub-questions' } },
+ *   patterns: { react: new LlmOrchestrator({ agents, model, client }), supervisor: { orchestrator: supervisor, whenToUse: 'several independent sub-questions' } },
  *   defaultPattern: 'react',
  *   model: 'gpt-4o-mini',
  *   client,

@@ -6,11 +6,11 @@ import {
   type AgentReplyWithMetadata,
   type BlockedPatternsOptions,
   blockedPatterns,
-  clientResolver,
   defineAgent,
   type GuardCheck,
   type LlmClientOptions,
 } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import type { z } from 'zod';
 import { askForStructuredAnswer, checkWholeNumbers, jsonAnswerCheck } from './llm-structured-output.js';
 import {

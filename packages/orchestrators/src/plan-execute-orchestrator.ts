@@ -18,7 +18,8 @@ import {
   type ToolMessage,
   toolCall,
 } from '@switchboard/core';
-import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchboard/runtime';
+import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import { routerConversation } from './llm-route-prompt.js';

@@ -1,5 +1,5 @@
 import { ConfigurationError, type Conversation } from '@switchboard/core';
-import { matchesAgent } from '@switchboard/runtime';
+import { matchesAgent } from '@switchboard/runtime/internal';
 import { z } from 'zod';
 
 /**

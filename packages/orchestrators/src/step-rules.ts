@@ -70,6 +70,10 @@ export class StepRulesOrchestrator extends AbstractOrchestrator {
   /** The steps of each live configuration with this wrapper's `step-rules` item, compiled once per configuration. */
   readonly #configured = new WeakMap<ConfigView, readonly CompiledStep[]>();
 
+  /**
+   * @deprecated Build it with {@link withSteps}, the one way to wrap an orchestrator: the class stays
+   * exported as the type `withSteps` returns; its constructor leaves the public API in the next minor.
+   */
   constructor(
     inner: Orchestrator,
     { steps, name = inner?.name, description, recentWindow = 10 }: StepRulesOptions,
@@ -295,7 +299,7 @@ function refusalReplies(refused: readonly RefusedCall[], text: string): ToolMess
  *   ],
  * });
  * // An AgentDock template's orchestration ports as it is:
- * const ported = withSteps(new LLMOrchestrator({ agents, model, client }), template.orchestration);
+ * const ported = withSteps(new LlmOrchestrator({ agents, model, client }), template.orchestration);
  * ```
  */
 export function withSteps(orchestrator: Orchestrator, options: StepRulesOptions): StepRulesOrchestrator {

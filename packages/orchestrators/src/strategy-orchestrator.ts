@@ -13,7 +13,8 @@ import {
   toolCall,
   turnMessages,
 } from '@switchboard/core';
-import { type ChatClient, clientResolver } from '@switchboard/runtime';
+import type { ChatClient } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import { type BestChoice, chooseBest, type StrategyJudge } from './strategy-choice.js';
 import type { StrategyCandidate } from './strategy-judge.js';
 

@@ -17,7 +17,8 @@ import {
   toolCall,
   turnMessages,
 } from '@switchboard/core';
-import { type ChatClient, clientResolver, type LlmClientOptions } from '@switchboard/runtime';
+import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
+import { clientResolver } from '@switchboard/runtime/internal';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { LlmRouterFallback } from './llm-orchestrator.js';
 import { routerConversation } from './llm-route-prompt.js';

@@ -8,6 +8,10 @@ const CONSONANT_Y = /[^aeiou]y$/;
 // Double consonants that stay double after a suffix is removed ("calling" → "call", "missed" → "miss").
 const KEEP_DOUBLE = new Set(['l', 's', 'z']);
 
+// Every rule of `stem` starts at a word ending in one of these letters (`s`, `ied`/`ed`, `ing`, `e`, `y`):
+// any other word, most words of a message and every number, is its own stem.
+const STEMMED_ENDINGS = new Set(['s', 'd', 'g', 'e', 'y'].map((letter) => letter.charCodeAt(0)));
+
 function undouble(word: string): string {
   const last = word.at(-1);
   if (
@@ -44,7 +48,7 @@ function removeSuffix(word: string, suffix: string): string | undefined {
  * ```
  */
 export function stem(word: string): string {
-  if (word.length <= 3) return word;
+  if (word.length <= 3 || !STEMMED_ENDINGS.has(word.charCodeAt(word.length - 1))) return word;
   let result = word;
   if (result.endsWith('ies') && result.length > 4) result = `${result.slice(0, -3)}i`;
   else if (result.endsWith('sses')) result = result.slice(0, -2);

@@ -3,7 +3,7 @@ import { App, defineAgent } from '@switchboard/runtime';
 import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LLMOrchestrator } from '../src/llm-orchestrator.js';
+import { LlmOrchestrator } from '../src/llm-orchestrator.js';
 
 const decide = (agent: string, message: string) =>
   JSON.stringify({ thought: `about ${agent}`, agent, message, reason: `because ${agent}` });
@@ -30,7 +30,7 @@ describe('an LLM orchestrator behind a client that resends the whole history', (
       description: 'Tells the time',
       run: (task) => `clock: ${task}`,
     });
-    const orchestrator = new LLMOrchestrator({
+    const orchestrator = new LlmOrchestrator({
       agents: [{ name: clock.name, description: clock.description }],
       model: 'router-model',
       client: new OpenAI({ apiKey: 'test', baseURL: model.url, maxRetries: 0 }),

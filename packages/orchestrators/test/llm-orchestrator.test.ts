@@ -9,7 +9,7 @@ import type { ScriptEntry } from '@switchboard/runtime/testing';
 import { createScriptedModelServer, type ScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LLMOrchestrator, type LLMOrchestratorOptions } from '../src/llm-orchestrator.js';
+import { LlmOrchestrator, type LlmOrchestratorOptions } from '../src/llm-orchestrator.js';
 import { RecordingTracer } from './llm-recording-tracer.js';
 import { TestSession } from './support/turn-driver.js';
 
@@ -33,17 +33,17 @@ function answer(agent: string, message: string, reason = `because ${agent}`): st
   return JSON.stringify({ thought: `thinking about ${agent}`, agent, message, reason });
 }
 
-async function router(script: ScriptEntry[], options: Partial<LLMOrchestratorOptions> = {}) {
+async function router(script: ScriptEntry[], options: Partial<LlmOrchestratorOptions> = {}) {
   server = await createScriptedModelServer({ script });
   const client = new OpenAI({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
-  return { server, orchestrator: new LLMOrchestrator({ agents, model: 'router-model', client, ...options }) };
+  return { server, orchestrator: new LlmOrchestrator({ agents, model: 'router-model', client, ...options }) };
 }
 
 function messagesOf(server: ScriptedModelServer, index: number) {
   return server.requests[index]?.body.messages ?? [];
 }
 
-describe('LLMOrchestrator', () => {
+describe('LlmOrchestrator', () => {
   it("routes to the model's chosen agent with its task, thought and reason, then answers the user", async () => {
     const { server, orchestrator } = await router([
       answer('clock', 'Tell the current time in Oslo', 'time question'),
@@ -241,8 +241,8 @@ describe('LLMOrchestrator', () => {
 
   it('rejects a bad configuration at construction', () => {
     const client = new OpenAI({ apiKey: 'x', baseURL: 'http://127.0.0.1:9/v1' });
-    const make = (options: Partial<LLMOrchestratorOptions>) => () =>
-      new LLMOrchestrator({ agents, model: 'm', client, ...options });
+    const make = (options: Partial<LlmOrchestratorOptions>) => () =>
+      new LlmOrchestrator({ agents, model: 'm', client, ...options });
     const attempts: [() => unknown, string][] = [
       [make({ fallback: { agent: 'nobody' } }), "fallback agent 'nobody' is not one of its agents"],
       [make({ historyWindow: 0 }), 'historyWindow must be a positive integer'],

@@ -3,7 +3,7 @@ import type { RecordedRequest, ScriptedReply } from '@switchboard/runtime/testin
 import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { expect } from 'vitest';
-import { LLMOrchestrator } from '../src/llm-orchestrator.js';
+import { LlmOrchestrator } from '../src/llm-orchestrator.js';
 import { type ContractScenario, describeRouterContract, type RoutingExample } from './router-contract.js';
 
 const agents: AgentMeta[] = [
@@ -69,13 +69,13 @@ function routingModel(request: RecordedRequest): ScriptedReply {
   );
 }
 
-describeRouterContract('LLMOrchestrator (scripted model)', async ({ test }: ContractScenario) => {
+describeRouterContract('LlmOrchestrator (scripted model)', async ({ test }: ContractScenario) => {
   const server = await createScriptedModelServer({
     script: Array.from({ length: MODEL_CALLS }, () => routingModel),
   });
   const client = new OpenAI({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
   return {
-    orchestrator: new LLMOrchestrator({ agents, model: 'router-model', client }),
+    orchestrator: new LlmOrchestrator({ agents, model: 'router-model', client }),
     routing,
     async close() {
       await server.close();

@@ -19,7 +19,8 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postJson } from '../../runtime/test/support/app-fixtures.js';
 import { REDIS_URL, useRedis } from '../../runtime/test/support/redis.js';
-import { MetaRouter, MISSING_MARKER, SequentialOrchestrator, SupervisorOrchestrator } from '../src/index.js';
+import { MetaRouter, SequentialOrchestrator, SupervisorOrchestrator } from '../src/index.js';
+import { MISSING_MARKER } from '../src/supervisor-prompt.js';
 
 const redis = useRedis();
 

@@ -2,7 +2,7 @@ import { App, type AppOptions, agentMeta, llmAgent } from '@switchboard/runtime'
 import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { LLMOrchestrator } from '../src/llm-orchestrator.js';
+import { LlmOrchestrator } from '../src/llm-orchestrator.js';
 
 const route = (agent: string, message: string) =>
   JSON.stringify({ thought: 'routing', agent, message, reason: 'test' });
@@ -26,7 +26,7 @@ function routedWriter(server: { url: string }, options: Partial<AppOptions> & { 
     client,
   });
   return new App({ name: 'usage', agents: [writer], ...appOptions }).mount(
-    new LLMOrchestrator({ name: 'router', agents: [agentMeta(writer)], model: 'router-model', client }),
+    new LlmOrchestrator({ name: 'router', agents: [agentMeta(writer)], model: 'router-model', client }),
   );
 }
 

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
-import { KeywordMatcher } from '../src/index.js';
+import { KeywordMatcher } from '../src/keyword-matcher.js';
 import { stem, tokenize, words } from '../src/word-stems.js';
 
 function matches(keyword: string, text: string): boolean {
@@ -73,6 +73,19 @@ describe('word matching', () => {
     expect(stem('string')).toBe('string');
     expect(stem('need')).toBe('need');
     expect(stem('this')).toBe('this');
+  });
+
+  it('leaves a word alone when no rule applies to its ending, and still reduces the others', () => {
+    for (const word of ['weather', 'question', 'about', 'number', '12345', 'hello', 'shipment'])
+      expect(stem(word)).toBe(word);
+    expect(tokenize('shipping questions, billed and cities')).toEqual([
+      'ship',
+      'question',
+      ',',
+      'bill',
+      'and',
+      'citi',
+    ]);
   });
 
   it('matches symbols and splits numbers from units', () => {

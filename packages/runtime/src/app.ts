@@ -121,6 +121,10 @@ export class App {
   readonly #options: AppOptions;
   readonly #agentsByName: ReadonlyMap<string, Agent>;
   readonly #inFlight = new Set<PromiseLike<unknown>>();
+  /** `chat()` turns under way: counted where `chat()` awaits them, rather than tracked in `#inFlight`. */
+  #chatTurns = 0;
+  /** Called when the last `chat()` turn under way ends, while `close()` waits for them. */
+  #chatTurnsEnded: (() => void) | undefined;
   readonly #shutdown = new AbortController();
   readonly #rateLimiter: RateLimiter;
   readonly #metrics: AppMetrics | undefined;
@@ -320,7 +324,16 @@ export class App {
     if (background) return this.#queue(request, callbackUrl);
     if (callbackUrl !== undefined)
       throw new ValidationError({ message: 'callbackUrl is for background turns (background: true)' });
-    return await this.#run(request);
+    const turn = this.#mounted().run(request);
+    // Only a turn that had to wait is in flight (a synchronous one is over now); `close()` waits for it.
+    if (!isPromiseLike(turn)) return turn;
+    this.#chatTurns += 1;
+    try {
+      return await turn;
+    } finally {
+      this.#chatTurns -= 1;
+      if (this.#chatTurns === 0) this.#chatTurnsEnded?.();
+    }
   }
 
   /** The app's schedules (undefined with `background: false`): messages run as background turns on a timer. */
@@ -471,7 +484,13 @@ export class App {
       const { closeGraceMs = 10_000 } = this.#options;
       const grace = setTimeout(() => this.#shutdown.abort(new ServerShutdownError()), closeGraceMs);
       await sweeping;
-      await Promise.allSettled([...this.#inFlight, draining]);
+      const chatTurns =
+        this.#chatTurns === 0
+          ? undefined
+          : new Promise<void>((resolve) => {
+              this.#chatTurnsEnded = resolve;
+            });
+      await Promise.allSettled([...this.#inFlight, chatTurns, draining]);
       clearTimeout(grace);
       this.#engine?.close();
       this.#configCache.close();

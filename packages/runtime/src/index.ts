@@ -17,7 +17,7 @@ export {
 export { AgentInputError, AgentOutputError } from './agents/agent-schemas.js';
 export { type HostsAgents, hostsAgents } from './agents/hosted-agents.js';
 export { type LlmAgentOptions, type LlmRunSummary, llmAgent } from './agents/llm-agent.js';
-export { type ChatClient, clientResolver, type LlmClientOptions } from './agents/llm-client.js';
+export type { ChatClient, LlmClientOptions } from './agents/llm-client.js';
 export {
   type ConversationMemory,
   type ConversationMemoryInput,
@@ -27,12 +27,6 @@ export {
   type ConversationMemoryStrategy,
   conversationMemory,
 } from './agents/llm-memory.js';
-export {
-  estimateMessageTokens,
-  estimateRequestTokens,
-  estimateTokens,
-  TOKEN_ESTIMATE,
-} from './agents/llm-token-estimate.js';
 export {
   type LlmTool,
   type LlmToolApprovalRule,
@@ -44,16 +38,9 @@ export { ToolTimeoutError } from './agents/llm-tool-attempts.js';
 export type { LlmToolFilter, LlmToolFilterContext, LlmToolResult } from './agents/llm-tool-filter.js';
 export { isLlmToolSource, type LlmToolSource } from './agents/llm-tool-source.js';
 export {
-  endGeneration,
-  type GenerationStart,
-  startGeneration,
-  type TokenUsage,
-} from './agents/llm-tracing.js';
-export {
   type InnerStep,
   type InnerStepCall,
   NestingDepthError,
-  nestingDepth,
   type OrchestratorAgentOptions,
   orchestratorAgent,
 } from './agents/orchestrator-agent.js';
@@ -72,7 +59,6 @@ export {
   type ServerHandle,
   type Shutdownable,
   type StartOptions,
-  sessionIdForKey,
 } from './app.js';
 export {
   ApprovalForbiddenError,
@@ -130,7 +116,6 @@ export {
   type ConfigTarget,
   type ConfigWriteOptions,
 } from './config/config-admin.js';
-export { matchesAgent } from './config/config-checks.js';
 export type { ConfigDifference } from './config/config-diff.js';
 export { ConfigVersionConflictError } from './config/config-errors.js';
 export {
@@ -165,6 +150,7 @@ export {
   configScope,
 } from './config/config-store.js';
 export { InMemoryConfigStore } from './config/in-memory-config-store.js';
+export * from './deprecated.js';
 export type { TurnEvent, TurnEventBody, TurnEventType } from './engine/events.js';
 export type {
   ApprovalResolution,
@@ -202,11 +188,8 @@ export type { McpOptions } from './server/mcp-mount.js';
 export type { ServerLimits } from './server/routes.js';
 export * from './stores/index.js';
 export {
-  OBSERVE_TRACER_NAME,
   type ObserveMethodDecorator,
   type ObserveOptions,
   observe,
 } from './tracing/observe.js';
 export type { ObservationType } from './tracing/span-attributes.js';
-export { TRACER_NAME } from './tracing/spans.js';
-export { isFinished, keepAliveUntil, pendingApprovals, transition } from './turns/turn-record.js';

@@ -6,6 +6,7 @@
  *
  * @module
  */
+export { endGeneration, type GenerationStart, startGeneration } from './agents/llm-tracing.js';
 export {
   langfuseExportFilter,
   type SwitchboardSpanProcessorOptions,

@@ -119,37 +119,39 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
       throw a2aErrorOf(error, this.#backend.log);
     }
     let ids: { taskId: string; contextId: string } | undefined;
-    for await (const event of turn.events()) {
-      if (!ids) {
-        ids = { taskId: taskIdOf(event.sessionId, event.turnId), contextId: event.sessionId };
-        const task: Task = {
-          id: ids.taskId,
-          contextId: ids.contextId,
-          status: {
+    for await (const batch of turn.batches()) {
+      for (const event of batch) {
+        if (!ids) {
+          ids = { taskId: taskIdOf(event.sessionId, event.turnId), contextId: event.sessionId };
+          const task: Task = {
+            id: ids.taskId,
+            contextId: ids.contextId,
+            status: {
+              state: TaskState.TASK_STATE_WORKING,
+              message: undefined,
+              timestamp: new Date().toISOString(),
+            },
+            artifacts: [],
+            history: [{ ...userMessage, ...ids }],
+            metadata: { turnId: event.turnId },
+          };
+          yield taskEvent(task);
+        }
+        const progress = progressOf(event);
+        if (progress) {
+          const message = a2aMessage({
+            messageId: `${event.messageId}-a2a`,
+            role: 'agent',
+            parts: [textPart(progress.text)],
+            ...ids,
+            metadata: progress.metadata,
+          });
+          yield statusUpdate(ids, {
             state: TaskState.TASK_STATE_WORKING,
-            message: undefined,
+            message,
             timestamp: new Date().toISOString(),
-          },
-          artifacts: [],
-          history: [{ ...userMessage, ...ids }],
-          metadata: { turnId: event.turnId },
-        };
-        yield taskEvent(task);
-      }
-      const progress = progressOf(event);
-      if (progress) {
-        const message = a2aMessage({
-          messageId: `${event.messageId}-a2a`,
-          role: 'agent',
-          parts: [textPart(progress.text)],
-          ...ids,
-          metadata: progress.metadata,
-        });
-        yield statusUpdate(ids, {
-          state: TaskState.TASK_STATE_WORKING,
-          message,
-          timestamp: new Date().toISOString(),
-        });
+          });
+        }
       }
     }
     const { result, failure } = await outcomeOf(turn);

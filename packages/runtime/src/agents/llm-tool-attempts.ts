@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Span } from '@opentelemetry/api';
-import { BUILT_IN_PROFILES, describeError, SystemError } from '@switchboard/core';
+import { BUILT_IN_PROFILES, SystemError } from '@switchboard/core';
+import { describeError } from '@switchboard/core/internal';
 import type { LlmTool, LlmToolContext } from './llm-tool.js';
 
 /**

@@ -77,7 +77,7 @@ function agentsByName(
  * const research = orchestratorAgent({
  *   name: 'research',
  *   description: 'Finds and summarises sources',
- *   orchestrator: new LLMOrchestrator({ name: 'research-team', agents: [search, summarise].map(agentMeta) }),
+ *   orchestrator: new LlmOrchestrator({ name: 'research-team', agents: [search, summarise].map(agentMeta) }),
  *   agents: [search, summarise],
  * });
  * app.mount(new KeywordOrchestrator({ name: 'front', agents: [research, billing].map(agentMeta) }));

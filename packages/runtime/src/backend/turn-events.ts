@@ -3,12 +3,20 @@ import type { TurnResult } from '../engine/turn-types.js';
 
 /** A turn that has started, whose events a streamed response writes as they come. */
 export interface StartedTurn {
-  /** The turn's events, in order, until it ends (or fails). */
-  events(): AsyncGenerator<TurnEvent, void>;
+  /**
+   * The turn's events, in order, until it ends (or fails), in batches: the
+   * events that came in one turn of the event loop (the deltas of one read
+   * of the model's stream), or while the previous batch was being written.
+   * A client cannot tell such events apart in time, so each batch is one
+   * write of the response.
+   */
+  batches(): AsyncGenerator<TurnEvent[], void>;
   /** The turn's result; rejects when it failed. */
   readonly done: Promise<TurnResult>;
   /** The last event seen so far. */
   readonly last: TurnEvent | undefined;
+  /** True once the turn has ended: the batch taken last is its last, and what follows it can join its write. */
+  readonly ended: boolean;
 }
 
 /**
@@ -21,26 +29,41 @@ export interface StartedTurn {
 export async function startTurn(
   run: (onEvent: (event: TurnEvent) => void) => TurnResult | Promise<TurnResult>,
 ): Promise<StartedTurn> {
-  const queue: TurnEvent[] = [];
-  let wake: (() => void) | undefined;
+  let queue: TurnEvent[] = [];
   let started!: () => void;
   const startedPromise = new Promise<void>((resolve) => {
     started = resolve;
   });
   let last: TurnEvent | undefined;
+  let finished = false;
+  // The consumer waits for the end of the event loop's turn (setImmediate), so that the events of one tick
+  // (200 deltas of one read of a model's stream) are one batch, written at once: measured by the stream-relay
+  // bench (bench/streaming-relay.ts), one write per event cost a write and its promises per delta.
+  let waiting: (() => void) | undefined;
+  let scheduled = false;
+  const resume = () => {
+    scheduled = false;
+    const waiter = waiting;
+    waiting = undefined;
+    waiter?.();
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(resume);
+  };
   const onEvent = (event: TurnEvent) => {
     last = event;
     queue.push(event);
     started();
-    wake?.();
+    if (waiting) schedule();
   };
   // A turn that throws at once fails before the stream starts, as one rejecting before its first event does.
   const done = Promise.resolve(run(onEvent));
   await Promise.race([startedPromise, done]);
-  let finished = false;
   const finish = () => {
     finished = true;
-    wake?.();
+    if (waiting) schedule();
   };
   done.then(finish, finish);
   return {
@@ -48,14 +71,20 @@ export async function startTurn(
     get last() {
       return last;
     },
-    async *events() {
+    get ended() {
+      return finished;
+    },
+    async *batches() {
       for (;;) {
-        while (queue.length > 0) yield queue.shift() as TurnEvent;
-        if (finished) return;
+        if (queue.length === 0 && finished) return;
         await new Promise<void>((resolve) => {
-          wake = resolve;
+          waiting = resolve;
+          if (queue.length > 0 || finished) schedule();
         });
-        wake = undefined;
+        if (queue.length === 0) continue;
+        const batch = queue;
+        queue = [];
+        yield batch;
       }
     },
   };

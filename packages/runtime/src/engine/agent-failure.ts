@@ -39,7 +39,8 @@ const replyNotes = new WeakMap<ToolMessage, { errorDetail?: string; durationMs?:
 
 /** Notes on `reply` for the orchestrator's copy: a failure's own text (`errorDetail`), the call's `durationMs`. */
 export function noteReply(reply: ToolMessage, note: { errorDetail?: string; durationMs?: number }): void {
-  replyNotes.set(reply, { ...replyNotes.get(reply), ...note });
+  const earlier = replyNotes.get(reply);
+  replyNotes.set(reply, earlier === undefined ? note : { ...earlier, ...note });
 }
 
 /** Keeps the orchestrator's copy of a failed `reply`, whose `metadata.errorDetail` is the error's own text. */

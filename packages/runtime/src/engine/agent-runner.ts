@@ -16,7 +16,7 @@ import { endAgentSpan, startAgentSpan } from '../tracing/spans.js';
 import { AgentAbort } from './agent-abort.js';
 import { describeFailure, keepDetail, noteReply, toAgentError } from './agent-failure.js';
 import { settle } from './agent-reply.js';
-import { CallContext, setCallStream } from './call-context.js';
+import { CallContext } from './call-context.js';
 import { type Deadline, endDeadline, startDeadline } from './deadlines.js';
 import type { TurnEventBody } from './events.js';
 import type { FanIn } from './fan-in.js';
@@ -189,8 +189,7 @@ class RunningCall {
     const { agent, call, conversation, request, parent, timeoutMs, control, emit } = this.options;
     const startedAt = performance.now();
     const { base, abort } = this;
-    const context = new CallContext(call, conversation, request, abort, this.options.resume);
-    if (emit) setCallStream(context, { emit, toolCallId: call.id });
+    const context = new CallContext(call, conversation, request, abort, this.options.resume, emit);
     const agentContext = withSpan(parent, this.span);
     let reply: AgentReply | PromiseLike<AgentReply>;
     try {
@@ -223,7 +222,11 @@ class RunningCall {
     const onDelta =
       base && !checkReply ? (delta: string) => emit?.({ type: 'agent-delta', ...base, delta }) : undefined;
     const pending = reply;
-    const settled = otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
+    // As for run() above: with no span of its own (tracing off, an unsampled turn) nothing is made active.
+    const settled =
+      agentContext === parent
+        ? settle(pending, abort, control, onDelta)
+        : otelContext.with(agentContext, () => settle(pending, abort, control, onDelta));
     return finishWhenSettled(settled, timer, this, unfollow, checkReply);
   }
 }

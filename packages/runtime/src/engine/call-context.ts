@@ -10,20 +10,13 @@ export interface CallStream {
   toolCallId: string;
 }
 
-const callStreams = new WeakMap<AgentContext, CallStream>();
-
-/** Sends the events of the calls an agent makes (an orchestrator agent's) to `stream`. */
-export function setCallStream(context: AgentContext, stream: CallStream): void {
-  callStreams.set(context, stream);
-}
-
 /**
  * The event stream of the call an agent is running, when the turn is
  * streamed: an orchestrator agent sends its inner calls' events there,
  * marked with this call's id as their `parentToolCallId`.
  */
 export function callStreamOf(context: AgentContext): CallStream | undefined {
-  return callStreams.get(context);
+  return CallContext.streamOf(context);
 }
 
 /** What the agent sees of its call; the abort signal is made only when the agent reads it. */
@@ -33,6 +26,8 @@ export class CallContext implements AgentContext {
   readonly request: RequestContext;
   readonly resume?: AgentResume;
   readonly #abort: AgentAbort;
+  /** Where the call's events go when the turn is streamed (see {@link callStreamOf}). */
+  readonly #emit: CallStream['emit'] | undefined;
 
   constructor(
     call: ToolCall,
@@ -40,12 +35,20 @@ export class CallContext implements AgentContext {
     request: RequestContext,
     abort: AgentAbort,
     resume: AgentResume | undefined,
+    emit?: CallStream['emit'],
   ) {
     this.toolCall = call;
     this.conversation = conversation;
     this.request = request;
     this.#abort = abort;
+    this.#emit = emit;
     if (resume) this.resume = resume;
+  }
+
+  /** The stream of a call's context made here (none for any other context, or when nobody listens). */
+  static streamOf(context: AgentContext): CallStream | undefined {
+    if (!(#emit in context) || context.#emit === undefined) return undefined;
+    return { emit: context.#emit, toolCallId: context.toolCall.id };
   }
 
   get signal(): AbortSignal {

@@ -1,3 +1,4 @@
+import { InMemoryMemoryStore } from '../stores/in-memory-memory-store.js';
 import { canTouch, type MemoryStore } from '../stores/memory-store.js';
 
 const noop = () => {};
@@ -10,6 +11,8 @@ const noop = () => {};
  * history. The extension is not awaited: issued in the same tick as the
  * turn's first store call, it shares its round trip with an auto-pipelining
  * Redis client, and a failure only means the memory keeps its current expiry.
+ * The embedded store is extended on every turn instead: there a renewal is a
+ * map lookup, cheaper than keeping track of when each session was renewed.
  */
 export class MemoryRenewal {
   readonly #store: MemoryStore & Required<Pick<MemoryStore, 'touch'>>;
@@ -24,6 +27,9 @@ export class MemoryRenewal {
     return canTouch(store) ? new MemoryRenewal(store, ttlSeconds) : undefined;
   }
 
+  /** The embedded store, extended at once on every turn (see the class's note). */
+  readonly #local: InMemoryMemoryStore | undefined;
+
   private constructor(
     store: MemoryStore & Required<Pick<MemoryStore, 'touch'>>,
     ttlSeconds: number,
@@ -33,10 +39,15 @@ export class MemoryRenewal {
     this.#ttlSeconds = ttlSeconds;
     this.#intervalMs = (ttlSeconds * 1000) / 10;
     this.#maxTracked = maxTracked;
+    this.#local = store instanceof InMemoryMemoryStore ? store : undefined;
   }
 
   /** Extends the namespace's renewable memory unless that was done recently. */
   renew(namespace: string, ttlSeconds = this.#ttlSeconds): void {
+    if (this.#local) {
+      this.#local.touchNow(namespace, ttlSeconds);
+      return;
+    }
     const now = Date.now();
     const last = this.#lastRenewed.get(namespace);
     // At most a tenth of the namespace's own time, when it is shorter than the default.

@@ -1,6 +1,7 @@
 import { type AssistantMessage, createId, StoreUnavailableError, TurnDeadlineError } from '@switchboard/core';
 import { BudgetExceededError } from '../budgets/budget-errors.js';
 import type { GuardStage } from '../guardrails/guardrail.js';
+import { isPromiseLike } from '../promise-like.js';
 import { pendingApprovals } from '../turns/turn-record.js';
 import { withdraw } from './approvals.js';
 import { addNote, noteBlock, noteRewrites } from './decision-resolution.js';
@@ -82,7 +83,9 @@ export function* finish(parts: LoopParts, turn: TurnState, ending: Outcome): Ste
       errorCode: turn.error.code,
     };
   try {
-    yield* settled(commit(turn, [answer], { closing: true, last: true }));
+    // Inline rather than `yield* settled(…)`: one generator fewer on every turn.
+    const written = commit(turn, [answer], { closing: true, last: true });
+    if (isPromiseLike(written)) yield written;
   } finally {
     endPart(parts, turn, { output: outcome.reply, error: outcome.error, status: turn.status });
   }

@@ -10,8 +10,8 @@ import {
   OrchestratorError,
   type ToolCall,
   TurnDeadlineError,
-  validateDecision,
 } from '@switchboard/core';
+import { validateDecision } from '@switchboard/core/internal';
 import { isPromiseLike } from '../promise-like.js';
 import type { RouteStep } from '../turns/turn-record.js';
 import { runCalls, traceUserOf } from './call-execution.js';

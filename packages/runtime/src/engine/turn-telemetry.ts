@@ -1,7 +1,7 @@
 import { type Context, context as otelContext, type Span } from '@opentelemetry/api';
 import { createId, type Decision } from '@switchboard/core';
 import { failedTurn, logTurnFailure } from '../logging/turn-failure.js';
-import { spanTime } from '../tracing/span-clock.js';
+import { endSpan } from '../tracing/span-clock.js';
 import {
   endDecisionSpan,
   endTurnSpan,
@@ -91,7 +91,7 @@ export function endPart(parts: LoopParts, turn: TurnState, outcome: TurnSpanOutc
 
 /** Ends the span of a part that never ran (its request was a retry of a turn that did). */
 export function dropPart(turn: TurnState): void {
-  turn.span?.end(spanTime());
+  if (turn.span) endSpan(turn.span);
 }
 
 /**
@@ -156,7 +156,7 @@ export function decided(
 
 /** Ends a decision's span, once its calls are done. */
 export function endDecision(decisionSpan: Span): void {
-  decisionSpan.end(spanTime());
+  endSpan(decisionSpan);
 }
 
 /** Marks the turn's span with a periodic review's verdict. */

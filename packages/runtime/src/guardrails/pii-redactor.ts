@@ -54,6 +54,10 @@ const defaultPlaceholder: PiiPlaceholder = (kind) => `[${kind}]`;
  * Running it on its own output changes nothing more (with the default
  * placeholders). Time is linear in the text's length.
  *
+ * For text your own code handles (a log line, a payload for another
+ * service). To redact what enters and leaves the app, add the
+ * {@link piiRedactor} guardrail instead, which calls this on every stage.
+ *
  * @param kinds - the kinds to look for (default: all of {@link PII_KINDS}).
  * @param placeholder - what replaces a value (default: `[kind]`).
  * @example
@@ -112,6 +116,7 @@ function describe(found: Record<PiiKind, number>): string {
  * answer, an agent's task and its reply. Its verdict is a rewrite whose
  * `reason` counts what was redacted (`redacted 1 email, 1 card`), or
  * `undefined` when nothing was found.
+ * For one string of your own, call {@link redactPii}.
  *
  * @example
  * ```ts

@@ -2,11 +2,12 @@ import { ConfigurationError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
 import type { A2aOptions } from '../a2a/a2a-options.js';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
+import type { LimitedHandler } from './body-limits.js';
 import { checkMountPath, requirePeer } from './mount-checks.js';
 
 /** What the A2A routes share with the other routes. */
 export interface A2aMountSettings {
-  limited: (handler: (c: Context) => Promise<Response>) => (c: Context) => Promise<Response>;
+  limited: LimitedHandler;
   maxMessageLength: number;
   callerOf: (c: Context) => Caller;
 }

@@ -6,12 +6,14 @@
  *
  * @module
  */
+
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import { InsufficientScopeError } from '../backend/access-errors.js';
 import { hasScope, type Principal } from '../backend/principal.js';
 import type { ConfigAdmin, ConfigTarget, ConfigWriteOptions } from '../config/config-admin.js';
 import { principalOf } from './access.js';
+import type { LimitedHandler } from './body-limits.js';
 import { DeleteQuery, DiffQuery, PutBody, ReadQuery, RollbackBody } from './config-schemas.js';
 import { parseJsonBody, parseOrThrow } from './http-errors.js';
 
@@ -51,7 +53,7 @@ function writeOptions(
 export function mountConfigRoutes(
   app: Hono,
   config: ConfigAdmin,
-  limited: (handler: (c: Context) => Promise<Response>) => (c: Context) => Promise<Response>,
+  limited: LimitedHandler,
 ): Record<string, readonly string[]> {
   const key = (c: Context) => [c.req.param('type') ?? '', c.req.param('name') ?? ''] as const;
   const query = <T>(schema: z.ZodType<T>, c: Context) => parseOrThrow(schema, c.req.query(), 'query');

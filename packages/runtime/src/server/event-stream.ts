@@ -6,6 +6,7 @@ import type { TurnEvent } from '../engine/events.js';
 import type { TurnResult } from '../engine/turn-engine.js';
 import { logTurnFailure } from '../logging/turn-failure.js';
 import { holdRequestLog, type RequestFacts, requestIdOf, requestLoggerOf } from './request-log.js';
+import { sseText } from './sse-text.js';
 import { turnEventsPath } from './turn-event-routes.js';
 
 /**
@@ -43,7 +44,7 @@ export function eventData(event: TurnEvent, rejoinable: boolean): string {
 
 /**
  * Runs a turn and answers with its events as Server-Sent Events, each with
- * its `eventId` as the SSE `id`. The response starts only once the turn has
+ * its `eventId` as the SSE `id`, the events of one batch (one tick) in one write. The response starts only once the turn has
  * started, so that errors before it (a busy session, a store outage) still
  * get a proper JSON status.
  */
@@ -56,8 +57,10 @@ export async function streamTurn(
   logWhenEnded(c, turn);
 
   return streamSSE(c, async (stream) => {
-    for await (const event of turn.events()) {
-      await stream.writeSSE({ event: event.type, data: eventData(event, rejoinable), id: event.eventId });
+    for await (const batch of turn.batches()) {
+      let text = '';
+      for (const event of batch) text += sseText(eventData(event, rejoinable), event.type, event.eventId);
+      await stream.write(text);
     }
     const { failure } = await outcomeOf(turn);
     const { last } = turn;
@@ -67,19 +70,17 @@ export async function streamTurn(
         failure instanceof Error && 'kind' in failure && failure.kind === 'user'
           ? failure.message
           : 'The turn failed';
-      await stream.writeSSE({
-        event: 'error',
-        data: JSON.stringify({
-          type: 'error',
-          sessionId: last?.sessionId,
-          turnId: last?.turnId,
-          messageId: createId('evt'),
-          code: 'turn_failed',
-          message,
-          endOfMessage: true,
-          endOfDialog: true,
-        }),
-      });
+      const error = {
+        type: 'error',
+        sessionId: last?.sessionId,
+        turnId: last?.turnId,
+        messageId: createId('evt'),
+        code: 'turn_failed',
+        message,
+        endOfMessage: true,
+        endOfDialog: true,
+      };
+      await stream.write(sseText(JSON.stringify(error), 'error'));
     }
   });
 }

@@ -2,6 +2,7 @@ import { type AgentMeta, ConfigurationError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import { turnChargeOf } from './access.js';
+import type { LimitedHandler } from './body-limits.js';
 import type { CorsOptions } from './cors.js';
 import { errorResponse } from './http-errors.js';
 import { checkMountPath, requirePeer } from './mount-checks.js';
@@ -36,7 +37,7 @@ export interface McpOptions {
 
 /** What the MCP route shares with the other routes. */
 export interface McpMountSettings {
-  limited: (handler: (c: Context) => Promise<Response>) => (c: Context) => Promise<Response>;
+  limited: LimitedHandler;
   maxMessageLength: number;
   callerOf: (c: Context) => Caller;
   cors?: CorsOptions;

@@ -11,6 +11,7 @@ import {
   type ResponseParts,
   responseObject,
 } from './openai-responses.js';
+import { sseText } from './sse-text.js';
 
 /** Options of {@link streamResponse}. */
 export interface StreamResponseOptions {
@@ -45,11 +46,17 @@ export async function streamResponse(
 
   return streamSSE(c, async (stream) => {
     let sequence = 0;
-    const send = (type: string, fields: object) =>
-      stream.writeSSE({
-        event: type,
-        data: JSON.stringify({ type, ...fields, sequence_number: sequence++ }),
-      });
+    // The events of one batch of turn events (one tick) are written at once (see `StartedTurn.batches`).
+    let pending = '';
+    const send = (type: string, fields: object) => {
+      pending += sseText(JSON.stringify({ type, ...fields, sequence_number: sequence++ }), type);
+    };
+    const flush = async () => {
+      if (pending === '') return;
+      const written = pending;
+      pending = '';
+      await stream.write(written);
+    };
     let ids: { sessionId: string; turnId: string } | undefined;
     let itemId = '';
     let liveCall: string | undefined;
@@ -64,18 +71,18 @@ export async function streamResponse(
         delta: text,
         logprobs: [],
       });
-    const open = async (sessionId: string, turnId: string) => {
+    const open = (sessionId: string, turnId: string) => {
       ids = { sessionId, turnId };
       const parts = partsOf(ids);
       itemId = parts.itemId;
       const response = responseObject(parts, { inProgress: true });
-      await send('response.created', { response });
-      await send('response.in_progress', { response });
-      await send('response.output_item.added', {
+      send('response.created', { response });
+      send('response.in_progress', { response });
+      send('response.output_item.added', {
         output_index: 0,
         item: outputMessage(itemId, '', 'in_progress'),
       });
-      await send('response.content_part.added', {
+      send('response.content_part.added', {
         item_id: itemId,
         output_index: 0,
         content_index: 0,
@@ -83,31 +90,36 @@ export async function streamResponse(
       });
     };
     const ours = (event: TurnEvent) => ids !== undefined && event.turnId === ids.turnId;
-    for await (const event of turn.events()) {
-      if (ids === undefined && event.type === 'turn-start' && event.resumed === undefined) {
-        await open(event.sessionId, event.turnId);
-      } else if (ours(event) && event.type === 'route') {
-        const { kind, calls } = event.step;
-        if (kind !== 'note') liveCall = kind === 'call' ? calls[0]?.toolCallId : undefined;
-      } else if (ours(event) && event.type === 'agent-delta' && event.toolCallId === liveCall) {
-        streamed += event.delta;
-        await delta(event.delta);
-      } else if (ours(event) && event.type === 'answer-delta') {
-        liveCall = undefined;
-        if (event.reset || (!answering && streamed !== '')) answerReset = true;
-        if (answerReset) continue;
-        answering = true;
-        streamed += event.delta;
-        await delta(event.delta);
+    for await (const batch of turn.batches()) {
+      for (const event of batch) {
+        if (ids === undefined && event.type === 'turn-start' && event.resumed === undefined) {
+          open(event.sessionId, event.turnId);
+        } else if (ours(event) && event.type === 'route') {
+          const { kind, calls } = event.step;
+          if (kind !== 'note') liveCall = kind === 'call' ? calls[0]?.toolCallId : undefined;
+        } else if (ours(event) && event.type === 'agent-delta' && event.toolCallId === liveCall) {
+          streamed += event.delta;
+          delta(event.delta);
+        } else if (ours(event) && event.type === 'answer-delta') {
+          liveCall = undefined;
+          if (event.reset || (!answering && streamed !== '')) answerReset = true;
+          if (answerReset) continue;
+          answering = true;
+          streamed += event.delta;
+          delta(event.delta);
+        }
       }
+      // The turn's last batch shares its write with the closing chunks.
+      if (!turn.ended) await flush();
     }
     const { result, failure } = await outcomeOf(turn);
     if (!result) {
       const { error } = await describeError(failure);
-      await send('error', { code: error.code, message: error.message, param: error.param });
+      send('error', { code: error.code, message: error.message, param: error.param });
+      await flush();
       return;
     }
-    if (ids?.turnId !== result.turnId) await open(result.sessionId, result.turnId);
+    if (ids?.turnId !== result.turnId) open(result.sessionId, result.turnId);
     const { reply } = result;
     const rest =
       reply === streamed
@@ -119,17 +131,18 @@ export async function streamResponse(
             : reply;
     const text = streamed + rest;
     await onAnswer?.(text, result);
-    if (rest !== '') await delta(rest);
+    if (rest !== '') delta(rest);
     const parts = partsOf({ sessionId: result.sessionId, turnId: result.turnId }, result, text);
     const status = RESPONSE_STATUS_BY_TURN[result.status];
     const where = { item_id: itemId, output_index: 0, content_index: 0 };
-    await send('response.output_text.done', { ...where, text, logprobs: [] });
-    await send('response.content_part.done', {
+    send('response.output_text.done', { ...where, text, logprobs: [] });
+    send('response.content_part.done', {
       ...where,
       part: { type: 'output_text', text, annotations: [], logprobs: [] },
     });
-    await send('response.output_item.done', { output_index: 0, item: outputMessage(itemId, text, status) });
+    send('response.output_item.done', { output_index: 0, item: outputMessage(itemId, text, status) });
     const response = responseObject(parts);
-    await send(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
+    send(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response });
+    await flush();
   });
 }

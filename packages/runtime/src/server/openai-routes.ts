@@ -3,6 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import type { TurnRequest } from '../engine/turn-engine.js';
 import { isPromiseLike } from '../promise-like.js';
+import type { LimitedHandler } from './body-limits.js';
 import { handleError, parseJsonBody, parseOrThrow } from './http-errors.js';
 import { chatCompletion, earlierTranscript, turnMessage } from './openai-completion.js';
 import { asOpenAiErrorResponse, openAiErrorBodyFor, openAiErrorResponse } from './openai-errors.js';
@@ -16,7 +17,7 @@ import { IdempotencyKeySchema, SessionIdSchema } from './schemas.js';
 /** What {@link mountOpenAiRoutes} shares with the other routes. */
 export interface OpenAiRouteOptions {
   /** The body limit of the other POST routes (413 before the handler runs). */
-  limited: (handler: (c: Context) => Promise<Response>) => (c: Context) => Promise<Response>;
+  limited: LimitedHandler;
   /** Longest accepted turn message (the last user message) in characters. */
   maxMessageLength: number;
   exposeErrorDetails: boolean;
@@ -75,7 +76,7 @@ export function mountOpenAiRoutes(
 
   // Every error of these routes leaves in OpenAI's shape, also those the shared body limit answers.
   const openAiErrors =
-    (handler: (c: Context) => Promise<Response>) =>
+    (handler: (c: Context) => Response | Promise<Response>) =>
     async (c: Context): Promise<Response> => {
       let response: Response;
       try {

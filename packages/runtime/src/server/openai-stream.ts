@@ -12,6 +12,7 @@ import {
   switchboardExtension,
 } from './openai-completion.js';
 import type { OpenAiErrorBody } from './openai-errors.js';
+import { sseText } from './sse-text.js';
 
 /** Options of {@link streamCompletion}. */
 export interface StreamCompletionOptions {
@@ -64,7 +65,17 @@ export async function streamCompletion(
   logWhenEnded(c, turn);
 
   return streamSSE(c, async (stream) => {
-    const write = (chunk: object) => stream.writeSSE({ data: JSON.stringify(chunk) });
+    // The chunks of one batch of events (one tick) are written at once (see `StartedTurn.batches`).
+    let pending = '';
+    const write = (chunk: object) => {
+      pending += sseText(JSON.stringify(chunk));
+    };
+    const flush = async () => {
+      if (pending === '') return;
+      const written = pending;
+      pending = '';
+      await stream.write(written);
+    };
     // The chunks' id is the turn's, known from its `turn-start` (a resumed earlier turn's events are not ours).
     let id: string | undefined;
     // Live content: the call whose deltas are content (the current step's only call), and what was sent.
@@ -72,42 +83,48 @@ export async function streamCompletion(
     let streamed = '';
     let answerReset = false;
     let answering = false;
-    const open = async (turnId: string) => {
+    const open = (turnId: string) => {
       id = `chatcmpl-${turnId}`;
-      await write(completionChunk(id, header, { role: 'assistant', content: '' }));
+      write(completionChunk(id, header, { role: 'assistant', content: '' }));
     };
-    for await (const event of turn.events()) {
-      if (id === undefined && event.type === 'turn-start' && event.resumed === undefined) {
-        await open(event.turnId);
-      } else if (id === `chatcmpl-${event.turnId}` && event.type === 'route') {
-        const { kind, calls } = event.step;
-        if (kind !== 'note') liveCall = mode === 'live' && kind === 'call' ? calls[0]?.toolCallId : undefined;
-      } else if (id === `chatcmpl-${event.turnId}` && event.type === 'agent-delta') {
-        const { turnId, agent, toolCallId, delta } = event;
-        const live = toolCallId === liveCall;
-        if (live) streamed += delta;
-        await write({
-          ...completionChunk(id, header, live ? { content: delta } : {}),
-          switchboard: { delta: { turnId, agent, toolCallId, content: delta } },
-        });
-      } else if (id === `chatcmpl-${event.turnId}` && event.type === 'answer-delta' && mode === 'live') {
-        // The orchestrator writes the answer itself (a synthesis): its text is the content as it comes.
-        // What was sent cannot be taken back: after a reset, or after an agent's text went out as content,
-        // the reply follows whole at the end.
-        liveCall = undefined;
-        if (event.reset || (!answering && streamed !== '')) answerReset = true;
-        if (answerReset) continue;
-        answering = true;
-        streamed += event.delta;
-        await write(completionChunk(id, header, { content: event.delta }));
+    for await (const batch of turn.batches()) {
+      for (const event of batch) {
+        if (id === undefined && event.type === 'turn-start' && event.resumed === undefined) {
+          open(event.turnId);
+        } else if (id === `chatcmpl-${event.turnId}` && event.type === 'route') {
+          const { kind, calls } = event.step;
+          if (kind !== 'note')
+            liveCall = mode === 'live' && kind === 'call' ? calls[0]?.toolCallId : undefined;
+        } else if (id === `chatcmpl-${event.turnId}` && event.type === 'agent-delta') {
+          const { turnId, agent, toolCallId, delta } = event;
+          const live = toolCallId === liveCall;
+          if (live) streamed += delta;
+          write({
+            ...completionChunk(id, header, live ? { content: delta } : {}),
+            switchboard: { delta: { turnId, agent, toolCallId, content: delta } },
+          });
+        } else if (id === `chatcmpl-${event.turnId}` && event.type === 'answer-delta' && mode === 'live') {
+          // The orchestrator writes the answer itself (a synthesis): its text is the content as it comes.
+          // What was sent cannot be taken back: after a reset, or after an agent's text went out as content,
+          // the reply follows whole at the end.
+          liveCall = undefined;
+          if (event.reset || (!answering && streamed !== '')) answerReset = true;
+          if (answerReset) continue;
+          answering = true;
+          streamed += event.delta;
+          write(completionChunk(id, header, { content: event.delta }));
+        }
       }
+      // The turn's last batch shares its write with the closing chunks.
+      if (!turn.ended) await flush();
     }
     const { result, failure } = await outcomeOf(turn);
     if (!result) {
-      await write(await describeError(failure));
+      write(await describeError(failure));
+      await flush();
       return;
     }
-    if (id !== `chatcmpl-${result.turnId}`) await open(result.turnId);
+    if (id !== `chatcmpl-${result.turnId}`) open(result.turnId);
     const chunkId = `chatcmpl-${result.turnId}`;
     const { reply } = result;
     const rest =
@@ -119,13 +136,14 @@ export async function streamCompletion(
             ? `\n\n${reply}`
             : reply;
     await onAnswer?.(streamed + rest);
-    if (rest !== '') await write(completionChunk(chunkId, header, { content: rest }));
-    await write({
+    if (rest !== '') write(completionChunk(chunkId, header, { content: rest }));
+    write({
       ...completionChunk(chunkId, header, {}, FINISH_REASON_BY_STATUS[result.status]),
       switchboard: { ...switchboardExtension(result), reply, contentIsReply: streamed + rest === reply },
     });
     if (includeUsage)
-      await write({ ...completionChunk(chunkId, header, undefined), usage: completionUsage(result.usage) });
-    await stream.writeSSE({ data: '[DONE]' });
+      write({ ...completionChunk(chunkId, header, undefined), usage: completionUsage(result.usage) });
+    pending += sseText('[DONE]');
+    await flush();
   });
 }

@@ -121,11 +121,14 @@ function writeLine(
   metrics: HttpMetrics | undefined,
 ): void {
   const status = c.res.status;
+  const level = status >= 500 ? 'error' : 'info';
+  const logged = notes.logger.isLevelEnabled?.(level) !== false;
+  // With its line dropped and no metrics, nothing needs the route or the duration.
+  if (!logged && !metrics) return;
   const durationMs = performance.now() - startedAt;
   const route = routeOf(c);
   metrics?.requestEnded(c.req.method, route, status, durationMs / 1000);
-  const level = status >= 500 ? 'error' : 'info';
-  if (notes.logger.isLevelEnabled?.(level) === false) return;
+  if (!logged) return;
   const principal = principalOf(c);
   // A path parameter only once its route accepted it (a 400 may be about the parameter itself).
   const sessionId = notes.sessionId ?? (status === 400 ? undefined : (c.req.param('id') ?? sessionHeader(c)));

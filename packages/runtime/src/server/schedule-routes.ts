@@ -5,6 +5,7 @@
  *
  * @module
  */
+
 import { NotFoundError } from '@switchboard/core';
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
@@ -13,6 +14,7 @@ import type { Caller, ServerBackend } from '../backend/server-backend.js';
 import { BackgroundUnavailableError } from '../background/background-errors.js';
 import { MIN_SCHEDULE_EVERY_MS, type ScheduleRequest } from '../background/schedules.js';
 import { principalOf } from './access.js';
+import type { LimitedHandler } from './body-limits.js';
 import { parseJsonBody, parseOrThrow } from './http-errors.js';
 import { MetadataSchema, messageSchema, SessionIdSchema, TurnIdSchema } from './schemas.js';
 
@@ -37,7 +39,7 @@ export function scheduleRequestSchema(maxMessageLength: number) {
 
 /** What the schedule routes need from the rest of the routes. */
 export interface ScheduleRouteOptions {
-  limited: (handler: (c: Context) => Promise<Response>) => (c: Context) => Promise<Response>;
+  limited: LimitedHandler;
   maxMessageLength: number;
   callerOf: (c: Context, userId?: string) => Caller;
 }

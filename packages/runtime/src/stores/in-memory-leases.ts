@@ -4,17 +4,22 @@ import type { LeaseOptions, SessionLease } from './session-store.js';
 /** A lease given out by {@link InMemoryLeases}; it is also the holder record of its session. */
 class InMemoryLease implements SessionLease {
   readonly sessionId: string;
-  readonly token: string;
   readonly ttlMs: number;
   expiresAt: number;
   readonly #leases: InMemoryLeases;
+  #token: string | undefined;
 
   constructor(leases: InMemoryLeases, sessionId: string, ttlMs: number) {
     this.#leases = leases;
     this.sessionId = sessionId;
-    this.token = createId('lease');
     this.ttlMs = ttlMs;
     this.expiresAt = Date.now() + ttlMs;
+  }
+
+  /** Made when first read: a turn's writes check the lease itself, so most leases never need one. */
+  get token(): string {
+    this.#token ??= createId('lease');
+    return this.#token;
   }
 
   renew(): boolean {
@@ -127,6 +132,12 @@ export class InMemoryLeases {
     return this.#states.get(sessionId)?.holder?.token === token;
   }
 
+  /** {@link InMemoryLeases.holds} for a lease object: the holder itself, or one with its token. */
+  holdsLease(sessionId: string, lease: SessionLease): boolean {
+    const holder = this.#states.get(sessionId)?.holder;
+    return holder !== undefined && (holder === lease || holder.token === lease.token);
+  }
+
   /** Whether anyone holds the session's lease (and it has not expired). */
   isHeld(sessionId: string): boolean {
     const holder = this.#states.get(sessionId)?.holder;
@@ -160,6 +171,8 @@ export class InMemoryLeases {
   #hold(sessionId: string, state: LeaseState, ttlMs: number): InMemoryLease {
     const holder = new InMemoryLease(this, sessionId, ttlMs);
     state.holder = holder;
+    // An expired holder that passed on to nobody took its state out of the map: the new holder puts it back.
+    if (this.#states.get(sessionId) !== state) this.#states.set(sessionId, state);
     return holder;
   }
 

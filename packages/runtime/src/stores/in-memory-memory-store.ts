@@ -91,8 +91,19 @@ export class InMemoryMemoryStore implements MemoryStore {
 
   /** Makes the namespace's renewable values expire `ttlSeconds` from now. */
   async touch(namespace: string, ttlSeconds: number): Promise<void> {
+    this.touchNow(namespace, ttlSeconds);
+  }
+
+  /**
+   * {@link InMemoryMemoryStore.touch}, done before it returns and with no
+   * promise: the engine extends a session's memory this way on every turn,
+   * which for a namespace with no values is one map lookup.
+   */
+  touchNow(namespace: string, ttlSeconds: number): void {
+    const entries = this.#namespaces.get(namespace);
+    if (entries === undefined) return;
     const expiresAt = Date.now() + ttlSeconds * 1000;
-    for (const [key, entry] of this.#namespaces.get(namespace) ?? []) {
+    for (const [key, entry] of entries) {
       if (entry.renewable && this.#live(namespace, key)) entry.expiresAt = expiresAt;
     }
   }

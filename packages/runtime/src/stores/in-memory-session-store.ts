@@ -311,7 +311,7 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   #checkLease(sessionId: string, lease: SessionLease | undefined): void {
-    if (lease && !this.#leases.holds(sessionId, lease.token)) {
+    if (lease && !this.#leases.holdsLease(sessionId, lease)) {
       throw new SessionBusyError({ sessionId, leaseLost: true });
     }
   }

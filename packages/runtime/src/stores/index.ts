@@ -4,7 +4,6 @@
  * @module
  */
 
-export { historyPageOf } from './history-page.js';
 export { InMemoryMemoryStore, type InMemoryMemoryStoreOptions } from './in-memory-memory-store.js';
 export { InMemorySessionStore, type InMemorySessionStoreOptions } from './in-memory-session-store.js';
 export {
@@ -12,8 +11,7 @@ export {
   InMemoryTurnEventLog,
   type InMemoryTurnEventLogOptions,
 } from './in-memory-turn-event-log.js';
-export { type BindMemoryOptions, bindMemory, type MemoryOwner, memoryNamespace } from './memory-binding.js';
-export { canTouch, type MemoryStore, type MemoryWriteOptions } from './memory-store.js';
+export type { MemoryStore, MemoryWriteOptions } from './memory-store.js';
 export { InMemoryRateLimiter, type RateLimiter } from './rate-limiter.js';
 export {
   type AppendOptions,

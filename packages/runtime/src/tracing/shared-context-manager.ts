@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { type Context, type ContextManager, ROOT_CONTEXT } from '@opentelemetry/api';
-import { traceContextSlot } from '@switchboard/core';
+import { traceContextSlot } from '@switchboard/core/internal';
 
 type ContextAsyncHooksModule = typeof import('@opentelemetry/context-async-hooks');
 

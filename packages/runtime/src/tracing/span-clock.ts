@@ -1,4 +1,4 @@
-import type { HrTime } from '@opentelemetry/api';
+import type { HrTime, Span } from '@opentelemetry/api';
 
 const NANOS_PER_SECOND = 1_000_000_000n;
 
@@ -19,7 +19,9 @@ function originOf(): bigint {
   return origin;
 }
 
-let origin: bigint | undefined;
+// The origin split into whole seconds and nanoseconds, so that reading the clock is plain number arithmetic.
+let originSeconds: number | undefined;
+let originNanos = 0;
 
 /**
  * Now, for a span's start or end: one monotonic clock at nanosecond
@@ -29,7 +31,20 @@ let origin: bigint | undefined;
  * every span read here, each child lies within its parent to the nanosecond.
  */
 export function spanTime(): HrTime {
-  origin ??= originOf();
-  const now = origin + process.hrtime.bigint();
-  return [Number(now / NANOS_PER_SECOND), Number(now % NANOS_PER_SECOND)];
+  if (originSeconds === undefined) {
+    const origin = originOf();
+    originSeconds = Number(origin / NANOS_PER_SECOND);
+    originNanos = Number(origin % NANOS_PER_SECOND);
+  }
+  const [seconds, nanos] = process.hrtime();
+  const sum = nanos + originNanos;
+  return sum >= 1e9 ? [seconds + originSeconds + 1, sum - 1e9] : [seconds + originSeconds, sum];
+}
+
+/**
+ * Ends `span` at {@link spanTime}; a span that records nothing (tracing off,
+ * or already ended) is ended without reading the clock.
+ */
+export function endSpan(span: Span): void {
+  span.end(span.isRecording() ? spanTime() : undefined);
 }

@@ -1,7 +1,9 @@
 import {
   type Context,
   context,
+  INVALID_SPAN_CONTEXT,
   isSpanContextValid,
+  ProxyTracerProvider,
   type Span,
   SpanStatusCode,
   TraceFlags,
@@ -13,7 +15,7 @@ import { type Decision, isErrorMessage, ROUTE_TO_USER, type StepAnnotations } fr
 import type { RouteStep } from '../stores/session-store.js';
 import { type CallSummary, candidateRecord, decisionInput, decisionOutput } from './decision-json.js';
 import { plainJson, recordError, SpanAttribute, setSessionAttributes } from './span-attributes.js';
-import { spanTime } from './span-clock.js';
+import { endSpan, spanTime } from './span-clock.js';
 
 /** The instrumentation scope of every span Switchboard creates (the turn, its decisions and agent calls). */
 export const TRACER_NAME = 'switchboard';
@@ -24,15 +26,31 @@ export const TRACER_NAME = 'switchboard';
  * and a later registration (tests, or `setupTracing()` after a shutdown).
  */
 export function switchboardTracer(): Tracer {
+  return currentTracer().tracer;
+}
+
+interface CachedTracer {
+  delegate: TracerProvider;
+  tracer: Tracer;
+  /** No tracer provider is registered: every span is a no-op that records nothing. */
+  off: boolean;
+}
+
+let cachedTracer: CachedTracer | undefined;
+
+// What `trace.getTracerProvider()` delegates to while no provider is registered (read through the public API).
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+/** The span of a turn while tracing is off: what the no-op tracer returns, shared rather than made per turn. */
+const OFF_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+function currentTracer(): CachedTracer {
   // Cached per registered provider, so the turn path allocates no tracer.
   const provider = trace.getTracerProvider();
   const delegate = (provider as { getDelegate?: () => TracerProvider }).getDelegate?.() ?? provider;
   if (cachedTracer?.delegate !== delegate)
-    cachedTracer = { delegate, tracer: delegate.getTracer(TRACER_NAME) };
-  return cachedTracer.tracer;
+    cachedTracer = { delegate, tracer: delegate.getTracer(TRACER_NAME), off: delegate === NOOP_PROVIDER };
+  return cachedTracer;
 }
-
-let cachedTracer: { delegate: TracerProvider; tracer: Tracer } | undefined;
 
 /**
  * Starts a Switchboard span under `parent`, unless `parent`'s span is one
@@ -41,18 +59,18 @@ let cachedTracer: { delegate: TracerProvider; tracer: Tracer } | undefined;
  * span below it would be left out anyway; this skips making the ids, asking
  * the sampler and allocating a context for each decision, agent call and
  * model call of such a turn. A span ended or recorded by a sampler that
- * records without sampling does not count as unsampled.
+ * records without sampling does not count as unsampled. With tracing off,
+ * the parent's no-op span is returned the same way, and the clock is not read.
  */
 export function startChildSpan(name: string, parent: Context): Span {
+  const { tracer, off } = currentTracer();
   const parentSpan = trace.getSpan(parent);
-  if (
-    parentSpan !== undefined &&
-    !parentSpan.isRecording() &&
-    (parentSpan.spanContext().traceFlags & TraceFlags.SAMPLED) === 0 &&
-    isSpanContextValid(parentSpan.spanContext())
-  )
-    return parentSpan;
-  return switchboardTracer().startSpan(name, { startTime: spanTime() }, parent);
+  if (parentSpan !== undefined && !parentSpan.isRecording()) {
+    const parentContext = parentSpan.spanContext();
+    if (isSpanContextValid(parentContext) ? (parentContext.traceFlags & TraceFlags.SAMPLED) === 0 : off)
+      return parentSpan;
+  }
+  return tracer.startSpan(name, off ? undefined : { startTime: spanTime() }, parent);
 }
 
 /** What the engine knows when a turn starts. */
@@ -89,6 +107,8 @@ export interface TurnSpanInfo {
  * lives on the generations of the model calls, which Langfuse sums per trace.
  */
 export function startTurnSpan(info: TurnSpanInfo): Span {
+  // With tracing off the no-op tracer would return a new span with an invalid context: this one is the same.
+  if (currentTracer().off) return OFF_SPAN;
   const active = context.active();
   // A new trace per turn (Langfuse groups by trace); a link keeps the way back to an enclosing request span.
   const enclosing = trace.getSpanContext(active);
@@ -157,7 +177,7 @@ export function endTurnSpan(span: Span, outcome: TurnSpanOutcome): void {
     if (outcome.tags) span.setAttribute(SpanAttribute.traceTags, outcome.tags as string[]);
     if (outcome.error) recordError(span, outcome.error);
   }
-  span.end(spanTime());
+  endSpan(span);
 }
 
 /** What the engine knows when it asks the orchestrator for a decision. */
@@ -273,7 +293,7 @@ export function endDecisionSpan(
       span.setAttribute(SpanAttribute.observationOutput, decisionOutput(kind, calls));
     }
   }
-  if (end) span.end(spanTime());
+  if (end) endSpan(span);
 }
 
 /** What the engine knows when it calls an agent. */
@@ -328,7 +348,7 @@ export function endAgentSpan(span: Span, result: AgentSpanResult): void {
       }
     }
   }
-  span.end(spanTime());
+  endSpan(span);
 }
 
 /** The trace id of a span, or undefined when tracing is off or the trace is not sampled (so never exported). */

@@ -82,8 +82,13 @@ describe('Redis round trips of a real turn through App.chat()', () => {
     );
 
     const sessions = ['rt-a', 'rt-b', 'rt-c'];
-    const perTurn: Array<{ sessionId: string; turn: number; roundTrips: number; sessionScripts: number }> =
-      [];
+    const perTurn: Array<{
+      sessionId: string;
+      turn: number;
+      roundTrips: number;
+      sessionScripts: number;
+      sessionCommands: number;
+    }> = [];
     // Scripts run on the session's own keys: each names its messages and then its turns key (EVAL or EVALSHA).
     const sessionScripts = (sent: string, sessionId: string) =>
       sent.match(
@@ -92,6 +97,13 @@ describe('Redis round trips of a real turn through App.chat()', () => {
           'g',
         ),
       )?.length ?? 0;
+    // Every command of the session store that names the session: its two scripts; the sweeper's marks and
+    // the session index's touch go in them, not in commands of their own. (The test's messages hold no line
+    // breaks.)
+    const sessionCommands = (sent: string, sessionId: string) =>
+      sent
+        .split(/\*\d+\r\n\$\d+\r\n/)
+        .filter((command) => command.includes(sessionId) && !command.includes(':memory')).length;
     for (let turn = 1; turn <= 3; turn++) {
       for (const sessionId of sessions) {
         proxy.resetCount();
@@ -122,6 +134,7 @@ describe('Redis round trips of a real turn through App.chat()', () => {
           turn,
           roundTrips: proxy.roundTrips,
           sessionScripts: sessionScripts(proxy.sent, sessionId),
+          sessionCommands: sessionCommands(proxy.sent, sessionId),
         });
         expect(result).toMatchObject({ status: 'completed', reply: `echo: echo ${sessionId} ${turn}` });
         expect(result.steps.map((step) => step.kind)).toEqual(['call', 'answer']);
@@ -136,6 +149,7 @@ describe('Redis round trips of a real turn through App.chat()', () => {
         turn,
         roundTrips: DOCUMENTED_ROUND_TRIPS_PER_TURN,
         sessionScripts: 2,
+        sessionCommands: 2,
       })),
     );
 

@@ -422,6 +422,26 @@ export function describeSessionStoreContract(name: string, factory: SessionStore
         await next.release();
       });
 
+      it('gives a session whose lease expired unreleased to the next turn at once, and stores what that turn writes', async () => {
+        const store = await open();
+        const crashed = await store.acquireLease('s1', { ttlMs: 50, waitMs: 0 });
+        await sleep(120); // past its ttl, never renewed nor released: its holder died
+        // Nobody was waiting when it expired: the next turn takes the session straight away.
+        const next = await store.acquireLease('s1', { ttlMs: 5_000, waitMs: 0 });
+        const message = userMessage('after the crash');
+        await store.openTurn('s1', message as Extract<MessageItem, { role: 'user' }>, {
+          turn: runningTurn(message.id),
+          limit: 10,
+          lease: next,
+        });
+        expect((await store.read('s1')).map((each) => each.content)).toEqual(['after the crash']);
+        expect(await next.renew()).toBe(true);
+        await expect(
+          attempt(() => store.append('s1', [userMessage('late')], { lease: crashed })),
+        ).rejects.toMatchObject({ code: 'session_busy' });
+        await next.release();
+      });
+
       it('keeps a renewed lease past its original ttl', async () => {
         const store = await open();
         const holder = await store.acquireLease('s1', { ttlMs: 400, waitMs: 0 });

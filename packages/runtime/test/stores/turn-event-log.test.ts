@@ -54,6 +54,11 @@ describe.each(kinds)('the turn event log %s', (_name, create) => {
     for (const event of written) log.append(key, event);
     await settled(log, key, '2000-2');
     expect(await log.replay(key, undefined)).toEqual({ kind: 'events', events: written });
+    // As a client reads them: the same JSON, field for field and in the same order.
+    const replayed = await log.replay(key, undefined);
+    expect(replayed.kind === 'events' && replayed.events.map((event) => JSON.stringify(event))).toEqual(
+      written.map((event) => JSON.stringify(event)),
+    );
     expect(await log.replay(key, '1000-2')).toEqual({
       kind: 'events',
       events: written.slice(2),
@@ -146,6 +151,85 @@ describe('the Redis turn event log', () => {
       await log.close();
       await proxy.stop();
     }
+  });
+
+  it('keeps a finished short turn in about the bytes its events take, not a 4 KB stream node', async () => {
+    const prefix = redis.prefix();
+    const log = new RedisTurnEventLog(REDIS_URL, { keyPrefix: prefix });
+    const key: TurnLogKey = { tenantId: undefined, sessionId: 'ses_small', turnId: 'turn_small' };
+    const written: TurnEvent[] = [
+      ...events(key, 1000, 6),
+      {
+        type: 'turn-end',
+        sessionId: key.sessionId,
+        turnId: key.turnId,
+        messageId: 'evt_end',
+        status: 'completed',
+        endOfMessage: true,
+        endOfDialog: true,
+        eventId: '1000-7',
+      },
+    ];
+    for (const event of written) log.append(key, event);
+    await log.idle();
+    const [stream] = await redis.keys(prefix);
+    const bytes = Number(await redis.admin.call('MEMORY', 'USAGE', stream as string, 'SAMPLES', '0'));
+    const eventBytes = written.reduce((sum, event) => sum + JSON.stringify(event).length, 0);
+    // Redis starts every stream node at 4 KB: a finished turn keeps what it uses (with the key's own overhead).
+    expect(bytes).toBeLessThan(eventBytes + 1_000);
+    expect(await log.replay(key, undefined)).toEqual({ kind: 'events', events: written });
+    // A paused turn's part ended: the next part goes on in the same stream.
+    log.append(key, { ...(events(key, 2000, 1)[0] as TurnEvent) });
+    await log.idle();
+    const replay = await log.replay(key, '1000-7');
+    expect(replay.kind === 'events' && replay.events.map((event) => event.eventId)).toEqual(['2000-1']);
+    await log.close();
+  });
+
+  it('replays an event built in another field order, or naming another session, as it was appended', async () => {
+    const log = new RedisTurnEventLog(REDIS_URL, { keyPrefix: redis.prefix() });
+    const key: TurnLogKey = { tenantId: undefined, sessionId: 'ses_odd', turnId: 'turn_odd' };
+    const written = [
+      {
+        eventId: '1000-1',
+        messageId: 'msg_1',
+        type: 'message',
+        content: 'hi',
+        turnId: key.turnId,
+        sessionId: key.sessionId,
+      },
+      {
+        type: 'message',
+        sessionId: 'ses_other',
+        turnId: key.turnId,
+        messageId: 'msg_2',
+        content: '"quoted"',
+        eventId: '1000-2',
+      },
+    ] as TurnEvent[];
+    for (const event of written) log.append(key, event);
+    await settled(log, key, '1000-2');
+    expect(await log.replay(key, undefined)).toEqual({ kind: 'events', events: written });
+    await log.close();
+  });
+
+  it('still wakes a follower waiting on a turn with the events that end it', async () => {
+    const log = new RedisTurnEventLog(REDIS_URL, { keyPrefix: redis.prefix() });
+    const key: TurnLogKey = { tenantId: undefined, sessionId: 'ses_wait', turnId: 'turn_wait' };
+    for (const event of events(key, 1000, 2)) log.append(key, event);
+    await settled(log, key, '1000-2');
+    const waiting = log.waitAfter(key, '1000-2', 10_000, new AbortController().signal);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    log.append(key, {
+      type: 'turn-end',
+      sessionId: key.sessionId,
+      turnId: key.turnId,
+      messageId: 'evt_end',
+      status: 'completed',
+      eventId: '1000-3',
+    });
+    expect((await waiting).map((event) => [event.type, event.eventId])).toEqual([['turn-end', '1000-3']]);
+    await log.close();
   });
 
   it('keeps a turn under its session hash tag, with an expiry', async () => {

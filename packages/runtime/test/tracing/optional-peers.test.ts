@@ -8,7 +8,8 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { ConfigurationError, traceContextSlot } from '@switchboard/core';
+import { ConfigurationError } from '@switchboard/core';
+import { traceContextSlot } from '@switchboard/core/internal';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
 import { langfuseSdkVersion, protobufExporterClass } from '../../src/tracing/langfuse-processor.js';

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { type Context, context, createContextKey, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { RequestContext, traceContextSlot } from '@switchboard/core';
+import { RequestContext } from '@switchboard/core';
+import { traceContextSlot } from '@switchboard/core/internal';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOtlpReceiver, type OtlpReceiver } from '../../src/testing/otlp-receiver.js';
 import { setupTracing, type TracingHandle } from '../../src/tracing/setup-tracing.js';

@@ -45,9 +45,15 @@ refresh(KEYS[4])
  * for the token (`{-2}` when another token holds it: nothing is done), so a
  * turn's start is one round trip, lease included.
  *
- * KEYS: messages, turns, lease, request keys. ARGV: ttl ms, limit, lease token or '',
- * user message record, turn record, request key or '', "turnId fingerprint",
- * lease ttl ms to take the lease with or ''.
+ * With KEYS[5] and KEYS[6] (the sweeper's index of running turns and the
+ * tenant's session index, on a single Redis where a script may write keys
+ * of other hash tags), an opened turn marks its session in the first and
+ * touches it in the second as {@link TOUCH_SESSION_INDEX} does, with ARGV[9]
+ * on as its arguments: no commands of their own.
+ *
+ * KEYS: messages, turns, lease, request keys, [running index, session index]. ARGV: ttl ms, limit,
+ * lease token or '', user message record, turn record, request key or '', "turnId fingerprint",
+ * lease ttl ms to take the lease with or '', [session store id, now ms, cutoff ms, idle time ms, max entries].
  */
 export const OPEN_TURN = new RedisScript(`
 if ARGV[8] ~= '' then
@@ -69,6 +75,10 @@ end
 redis.call('RPUSH', KEYS[1], ARGV[4])
 redis.call('RPUSH', KEYS[2], ARGV[5])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[4], ARGV[6], ARGV[7]) end
+if KEYS[6] then
+  redis.call('ZADD', KEYS[5], ARGV[10], ARGV[9])
+${touchIndex('KEYS[6]', 9)}
+end
 ${REFRESH_EXPIRY}
 local limit = tonumber(ARGV[2])
 if limit <= 0 then return {0, {}} end
@@ -89,8 +99,12 @@ return {0, table.concat(records, '\\n')}
  * With ARGV[4] = '1' it then releases the lease (the holder's last write),
  * so a turn's end is one round trip, release included.
  *
- * KEYS: messages, turns, lease, request keys. ARGV: ttl ms (-1: none), message count,
- * lease token or '', '1' to release the lease or '', message records…, [turn record].
+ * With KEYS[5] (the sweeper's index of running turns, on a single Redis),
+ * a turn record is followed by the session's store id and, when the turn is
+ * running, the score to mark it with ('' unmarks it): no command of its own.
+ *
+ * KEYS: messages, turns, lease, request keys, [running index]. ARGV: ttl ms (-1: none), message count,
+ * lease token or '', '1' to release the lease or '', message records…, [turn record, [store id, score or '']].
  */
 export const APPEND_SESSION = new RedisScript(`${CHECK_LEASE}
 local count = tonumber(ARGV[2])
@@ -105,6 +119,13 @@ if #ARGV > 4 + count then
     redis.call('RPUSH', KEYS[2], ARGV[5 + count])
   else
     redis.call('LSET', KEYS[2], -1, ARGV[5 + count])
+  end
+  if KEYS[5] and #ARGV > 6 + count then
+    if ARGV[7 + count] == '' then
+      redis.call('ZREM', KEYS[5], ARGV[6 + count])
+    else
+      redis.call('ZADD', KEYS[5], ARGV[7 + count], ARGV[6 + count])
+    end
   end
 end
 ${REFRESH_EXPIRY}
@@ -139,15 +160,21 @@ return {total, redis.call('LLEN', KEYS[2]), redis.call('LINDEX', KEYS[2], -1) or
  *
  * KEYS: index. ARGV: session id, now (ms), cutoff (ms), idle time (ms), max entries.
  */
-export const TOUCH_SESSION_INDEX = new RedisScript(`
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
-local max = tonumber(ARGV[5])
-if redis.call('ZCARD', KEYS[1]) > max then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -max - 1) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -1 or ttl < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
-return 1
+export const TOUCH_SESSION_INDEX = new RedisScript(`${touchIndex('KEYS[1]', 1)}return 1
 `);
+
+/** The Lua of {@link TOUCH_SESSION_INDEX} on index `key`, its arguments from `ARGV[first]` on. */
+function touchIndex(key: string, first: number): string {
+  const arg = (offset: number) => `ARGV[${first + offset}]`;
+  return `
+redis.call('ZADD', ${key}, ${arg(1)}, ${arg(0)})
+redis.call('ZREMRANGEBYSCORE', ${key}, '-inf', '(' .. ${arg(2)})
+local max = tonumber(${arg(4)})
+if redis.call('ZCARD', ${key}) > max then redis.call('ZREMRANGEBYRANK', ${key}, 0, -max - 1) end
+local ttl = redis.call('PTTL', ${key})
+if ttl == -1 or ttl < tonumber(${arg(3)}) then redis.call('PEXPIRE', ${key}, ${arg(3)}) end
+`;
+}
 
 /**
  * Removes index entries whose session is gone, each only if its score is

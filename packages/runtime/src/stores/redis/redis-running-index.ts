@@ -1,25 +1,34 @@
-import type { RedisConnection } from './redis-connection.js';
+import { isCluster, type RedisConnection } from './redis-connection.js';
 
 /**
  * @internal The sessions whose last turn is running, for the sweeper that
  * recovers turns a stopped replica left behind: a sorted set of session
  * (store) ids scored by when their turn was last written. Marked when a
  * turn opens or is written running, unmarked when it is written otherwise.
- * Each is one command sent in the same tick as the session's own script, so
- * it leaves in the same write (ioredis pipelines them) and costs no round
- * trip; it is never waited for, and a lost mark only leaves that turn to
- * the next message's recovery, as before the sweeper.
+ * On a single Redis the session's own scripts write them (see
+ * {@link RedisRunningIndex.inScripts}); on a Cluster each is one command
+ * sent in the same tick as the session's script, so it leaves in the same
+ * write (ioredis pipelines them) and costs no round trip; it is never
+ * waited for, and a lost mark only leaves that turn to the next message's
+ * recovery, as before the sweeper.
  */
 export class RedisRunningIndex {
   readonly #connection: RedisConnection;
   readonly #key: string;
   readonly #lockKey: string;
+  /**
+   * The index's key where the session scripts may mark and unmark sessions
+   * themselves (a single Redis: a script may write keys of other hash tags),
+   * saving the two commands of {@link note} per turn; undefined on a Cluster.
+   */
+  readonly inScripts: string | undefined;
 
   constructor(connection: RedisConnection, keyPrefix: string) {
     this.#connection = connection;
     // One hash tag of their own: never in a session's script, always on one node of a Cluster.
     this.#key = `${keyPrefix}running:{sweep}`;
     this.#lockKey = `${keyPrefix}sweeper:{sweep}`;
+    this.inScripts = isCluster(connection.client) ? undefined : this.#key;
   }
 
   /** Marks (or unmarks) a session's turn as running; never waited for, never throws. */

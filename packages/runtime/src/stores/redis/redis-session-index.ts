@@ -24,7 +24,8 @@ type Entry = [sessionId: string, score: string];
  * entries idle for longer than the idle time when written, and expires
  * when the tenant has been idle as long. A listing checks that each listed
  * session still exists and drops the entries of those gone. The index has
- * its own hash tag, so it is written beside a session's script, never in it.
+ * its own hash tag: on a Cluster it is written beside a session's script,
+ * on a single Redis the opening script writes it too (see `OPEN_TURN`).
  */
 export class RedisSessionIndex {
   readonly #connection: RedisConnection;

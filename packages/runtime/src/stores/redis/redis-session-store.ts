@@ -27,7 +27,7 @@ import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
 import { DEFAULT_LIVENESS_TTL_MS, ReplicaLiveness } from './redis-liveness.js';
 import { RedisRunningIndex } from './redis-running-index.js';
-import { RedisSessionIndex } from './redis-session-index.js';
+import { MAX_LISTED_SESSIONS, RedisSessionIndex } from './redis-session-index.js';
 import { type ChannelSubscription, subscribeChannel } from './redis-subscriber.js';
 import { SessionWindowCache } from './window-cache.js';
 
@@ -87,8 +87,10 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
  * connection opened when the first listener subscribes.
  *
  * For `listSessions` each tenant has a sorted set of its session ids, scored
- * by when each last started a turn: opening a turn updates it with one more
- * command sent together with the turn's script (so no extra round trip). It
+ * by when each last started a turn: opening a turn updates it, on a single
+ * Redis within the opening script, on a Cluster (where the index lives in
+ * another slot) with one more command sent together with it (so no extra
+ * round trip either way). It
  * keeps the newest 10 000 entries, forgets entries idle
  * for longer than the idle time, and expires when the tenant has been idle as
  * long; entries of sessions found gone when listed are removed. A session
@@ -191,8 +193,17 @@ export class RedisSessionStore implements SessionStore {
       requestKey ? `${turn.turnId} ${requestKey.fingerprint}` : '',
       this.#leases.taking(lease),
     ];
+    // On a single Redis the script marks the session running and touches its index itself (see OPEN_TURN).
+    const running = this.#running.inScripts;
+    let scriptKeys: string[];
+    if (running === undefined) scriptKeys = this.#scriptKeys(keys);
+    else {
+      const now = Date.now();
+      args.push(sessionId, now, now - idleTtlMs, idleTtlMs, MAX_LISTED_SESSIONS);
+      scriptKeys = [keys.messages, keys.turns, keys.lease, keys.requests, running, this.#index.keyOf(tenant)];
+    }
     const open = () =>
-      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, this.#scriptKeys(keys), args), {
+      this.#connection.run('open a turn', (client) => OPEN_TURN.run(client, scriptKeys, args), {
         write: true,
       });
     const opened = open();
@@ -200,10 +211,13 @@ export class RedisSessionStore implements SessionStore {
     // out (a compare-and-delete, harmless if the script never ran) rather than the session staying blocked.
     const taking = args[7] !== '';
     if (taking) this.#leases.took(lease, 'opening');
-    // In the same tick as the script, so pipelined with it: one round trip for both.
-    const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
-    this.#running.note(sessionId, true);
-    let reply = (await openedThenIndexed(opened, indexed)) as [number, unknown];
+    let reply: [number, unknown];
+    if (running === undefined) {
+      // In the same tick as the script, so pipelined with it: one round trip for all three.
+      const indexed = this.#index.touch(sessionId, tenant, idleTtlMs);
+      this.#running.note(sessionId, true);
+      reply = (await openedThenIndexed(opened, indexed)) as [number, unknown];
+    } else reply = (await opened) as [number, unknown];
     if (taking && reply[0] === LEASE_BUSY) {
       // Another replica holds the session: wait for it the usual way, then open.
       await this.#leases.wait(lease, { retaking: true });
@@ -248,15 +262,18 @@ export class RedisSessionStore implements SessionStore {
       release ? '1' : '',
     ];
     for (const message of messages) args.push(encodeMessageRecord(message, this.#compact));
+    const running = turn ? this.#running.inScripts : undefined;
     if (turn) args.push(encodeTurnRecord(turn, this.#compact));
+    // Whether a sweeper should look at this session should its replica stop: in the script, or pipelined with it.
+    if (running !== undefined) args.push(sessionId, turn?.status === 'running' ? Date.now() : '');
     if (release) this.#leases.releasing(lease);
+    const scriptKeys = this.#scriptKeys(keys, running);
     const appended = this.#connection.run(
       'append to a session',
-      (client) => APPEND_SESSION.run(client, this.#scriptKeys(keys), args),
+      (client) => APPEND_SESSION.run(client, scriptKeys, args),
       { write: true },
     );
-    // Pipelined with the script: whether a sweeper should look at this session should its replica stop.
-    if (turn) this.#running.note(sessionId, turn.status === 'running');
+    if (turn && running === undefined) this.#running.note(sessionId, turn.status === 'running');
     const [code] = (await appended) as [number];
     if (code === LEASE_LOST) throw new SessionBusyError({ sessionId, leaseLost: true });
     if (release) this.#leases.released(lease);
@@ -415,8 +432,10 @@ export class RedisSessionStore implements SessionStore {
     return sessionKeys(this.#keyPrefix, sessionId);
   }
 
-  #scriptKeys(keys: SessionKeys): string[] {
-    return [keys.messages, keys.turns, keys.lease, keys.requests];
+  #scriptKeys(keys: SessionKeys, running?: string): string[] {
+    return running === undefined
+      ? [keys.messages, keys.turns, keys.lease, keys.requests]
+      : [keys.messages, keys.turns, keys.lease, keys.requests, running];
   }
 
   /** How long the session lives after this write: the idle time, or longer while an approval is pending (-1: no expiry). */

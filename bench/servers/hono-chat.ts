@@ -1,0 +1,35 @@
+// The `honochat` variant: the same app as servers/switchboard.ts (agents, orchestrator, in-memory stores, turn
+// event log), mounted without its own server, behind a plain Hono route that calls `app.chat` and answers its
+// result as JSON: what a user could write instead of `/v1/chat`. `memory ÷ honochat` is what the app's own
+// route (request log, body checks, validation, routing of every other endpoint) costs on top of the turn.
+import { serve } from '@hono/node-server';
+import { App, defineAgent } from '@switchboard/runtime';
+import { Hono } from 'hono';
+import { benchOrchestrator } from './orchestrator.js';
+import { reportWhenListening } from './report.js';
+
+const echo = defineAgent({
+  name: 'echo',
+  description: 'Repeats the message',
+  keywords: ['echo'],
+  run: (message) => message,
+});
+const other = defineAgent({
+  name: 'other',
+  description: 'Never chosen here',
+  keywords: ['other'],
+  run: () => 'other',
+});
+
+const app = new App({ name: 'bench', agents: [echo, other], logger: () => {} });
+app.mount(benchOrchestrator(app));
+const hono = new Hono();
+hono.post('/v1/chat', async (c) => {
+  const body = await c.req.json<{ message: string; sessionId?: string }>();
+  return c.json(await app.chat({ sessionId: body.sessionId, message: body.message }));
+});
+const server = serve({ fetch: hono.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+  reportWhenListening(`http://127.0.0.1:${info.port}`),
+);
+process.once('disconnect', () => server.close());
+process.once('SIGINT', () => process.exit(0));
