@@ -50,7 +50,7 @@ export function churnAgents(): Agent[] {
 }
 
 /** An untraced Switchboard app on the churn workload, keyword routing mounted. */
-export function churnApp(options: Pick<AppOptions, 'sessionStore' | 'memoryStore'> = {}): App {
+export function churnApp(options: Pick<AppOptions, 'sessionStore' | 'memoryStore' | 'eventLog'> = {}): App {
   const app = new App({ name: 'bench-churn', agents: churnAgents(), ...options, logger: () => {} });
   return app.mount(benchOrchestrator(app));
 }

@@ -39,7 +39,15 @@ export interface ChurnResult {
   /** Heap bytes allocated per turn (kept or garbage), counted in a pass of its own after the CPU blocks. */
   allocatedBytesPerTurn?: { switchboard: number; baseline: number; minimal: number };
   /** `switchboard` once the sessions have been idle; `switchboardBusy` right after their last turn. */
-  heapBytesPerSession?: { switchboard: number; switchboardBusy: number; baseline: number; sessions: number };
+  heapBytesPerSession?: {
+    switchboard: number;
+    switchboardBusy: number;
+    /** The same without the turn event log (a cache bounded in all, not per session). */
+    switchboardNoLog: number;
+    switchboardNoLogBusy: number;
+    baseline: number;
+    sessions: number;
+  };
   redis?: { switchboard: RedisFootprint; baseline: RedisFootprint };
   redisError?: string;
 }
@@ -48,8 +56,11 @@ type Turn = (sessionId: string, message: string) => Promise<unknown>;
 
 const BLOCK = 10_000;
 
-function switchboardTurn(): { turn: Turn; close: () => Promise<void> } {
-  const app = churnApp();
+function switchboardTurn(options: Parameters<typeof churnApp>[0] = {}): {
+  turn: Turn;
+  close: () => Promise<void>;
+} {
+  const app = churnApp(options);
   return {
     turn: async (sessionId, message) => {
       const result = await app.chat({ sessionId, message });
@@ -159,7 +170,19 @@ async function measureHeap(sessions: number, idleMs: number, snapshotDir?: strin
     snapshotDir && join(snapshotDir, 'switchboard'),
   );
   await switchboard.close();
-  return { switchboard: result.idle, switchboardBusy: result.busy, baseline: baseline.idle, sessions };
+  // The same without the turn event log: its events are a cache bounded in all (10,000 events by default,
+  // whatever the number of sessions), so over a few thousand sessions it shows as a cost per session.
+  const withoutLog = switchboardTurn({ eventLog: false });
+  const noLog = await heapPerSession(withoutLog.turn, sessions, idleMs);
+  await withoutLog.close();
+  return {
+    switchboard: result.idle,
+    switchboardBusy: result.busy,
+    switchboardNoLog: noLog.idle,
+    switchboardNoLogBusy: noLog.busy,
+    baseline: baseline.idle,
+    sessions,
+  };
 }
 
 const turns = Number(process.env.BENCH_CHURN_TURNS ?? 45_000);
