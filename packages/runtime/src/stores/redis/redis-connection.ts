@@ -124,14 +124,6 @@ export class RedisConnection {
   /** Set when Redis refused one of the app's writes (out of memory, …), until a write succeeds again. */
   #refusal: { reason: string; probeBytes: number } | undefined;
   #closed = false;
-  /**
-   * Whether the client times each command out itself, as soon as this
-   * connection would (ioredis's `commandTimeout`, which the clients the
-   * stores create set): then `run` sets no timer of its own. Measured: the
-   * second timer, its promise and the race were about a tenth of a Redis
-   * turn's CPU in process (six commands a turn).
-   */
-  readonly #clientTimesOut: boolean;
 
   constructor(
     source: RedisSource,
@@ -148,8 +140,6 @@ export class RedisConnection {
       shareOwnership(this.client, 1);
     }
     this.#owned = ownedClients.has(this.client);
-    const clientTimeout = isCluster(this.client) ? undefined : this.client.options.commandTimeout;
-    this.#clientTimesOut = typeof clientTimeout === 'number' && clientTimeout <= commandTimeoutMs;
     if (this.client.options.keyPrefix) {
       throw new ConfigurationError({
         message: `The ioredis client has keyPrefix '${this.client.options.keyPrefix}'; pass the prefix as the store's keyPrefix option instead`,
@@ -199,15 +189,8 @@ export class RedisConnection {
       // Nothing was sent: the command cannot have been applied.
       throw this.#unavailable(description, reason, undefined, 'not_stored');
     }
-    if (this.#clientTimesOut) {
-      try {
-        const result = await operation(this.client);
-        if (write) this.#refusal = undefined;
-        return result;
-      } catch (error) {
-        throw this.#translate(description, error);
-      }
-    }
+    // One deadline for the whole operation, which may send several commands one after the other: the
+    // client's own commandTimeout times each command alone (a two-command operation would wait twice as long).
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
