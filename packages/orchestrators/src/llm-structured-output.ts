@@ -7,7 +7,7 @@ import {
   type TokenUsage,
 } from '@switchboard/core';
 import { type ChatClient, chargeModelCall } from '@switchboard/runtime';
-import { endGeneration, startGeneration } from '@switchboard/runtime/otel';
+import { endGeneration, startGeneration } from '@switchboard/runtime/internal';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
 import type { z } from 'zod';

@@ -9,4 +9,7 @@
  * @module
  */
 export { clientResolver } from './agents/llm-client.js';
+// Also public from `@switchboard/runtime/otel`, whose other exports need the optional `@langfuse/otel`: the
+// built-in orchestrators record their model calls without requiring it.
+export { endGeneration, startGeneration } from './agents/llm-tracing.js';
 export { matchesAgent } from './config/config-checks.js';
