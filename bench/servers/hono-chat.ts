@@ -3,25 +3,12 @@
 // result as JSON: what a user could write instead of `/v1/chat`. `memory ÷ honochat` is what the app's own
 // route (request log, body checks, validation, routing of every other endpoint) costs on top of the turn.
 import { serve } from '@hono/node-server';
-import { App, defineAgent } from '@switchboard/runtime';
+import { App } from '@switchboard/runtime';
 import { Hono } from 'hono';
-import { benchOrchestrator } from './orchestrator.js';
+import { benchAgents, benchOrchestrator } from './orchestrator.js';
 import { reportWhenListening } from './report.js';
 
-const echo = defineAgent({
-  name: 'echo',
-  description: 'Repeats the message',
-  keywords: ['echo'],
-  run: (message) => message,
-});
-const other = defineAgent({
-  name: 'other',
-  description: 'Never chosen here',
-  keywords: ['other'],
-  run: () => 'other',
-});
-
-const app = new App({ name: 'bench', agents: [echo, other], logger: () => {} });
+const app = new App({ name: 'bench', agents: benchAgents(), logger: () => {} });
 app.mount(benchOrchestrator(app));
 const hono = new Hono();
 hono.post('/v1/chat', async (c) => {

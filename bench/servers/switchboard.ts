@@ -4,24 +4,11 @@
 // BENCH_API_KEY turns API keys on, with that one key of a tenant `bench` (the `auth` variant).
 // BENCH_EVENT_LOG=off runs without the turn event log (the `nolog` variants).
 // BENCH_LOGGER=default keeps the app's default logger (pino at info, a request line per request: `logged`).
-import { App, apiKeys, defineAgent } from '@switchboard/runtime';
-import { benchOrchestrator } from './orchestrator.js';
+import { App, apiKeys } from '@switchboard/runtime';
+import { benchAgents, benchOrchestrator } from './orchestrator.js';
 import { reportWhenListening } from './report.js';
 import { benchStores } from './stores.js';
 import { benchTracing } from './tracing.js';
-
-const echo = defineAgent({
-  name: 'echo',
-  description: 'Repeats the message',
-  keywords: ['echo'],
-  run: (message) => message,
-});
-const other = defineAgent({
-  name: 'other',
-  description: 'Never chosen here',
-  keywords: ['other'],
-  run: () => 'other',
-});
 
 const tracing = await benchTracing();
 const stores = await benchStores();
@@ -30,7 +17,7 @@ const auth = apiKey ? apiKeys({ keys: { [apiKey]: { tenantId: 'bench', name: 'be
 const eventLog = process.env.BENCH_EVENT_LOG === 'off' ? { eventLog: false as const } : {};
 const app = new App({
   name: 'bench',
-  agents: [echo, other],
+  agents: benchAgents(),
   ...stores,
   ...eventLog,
   tracing,
