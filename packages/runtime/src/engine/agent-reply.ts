@@ -17,13 +17,13 @@ export async function settle(
   control: TurnControl,
   onDelta: ((delta: string) => void) | undefined,
 ): Promise<AgentReplyWithMetadata> {
-  const unfollow = control.track(abort);
+  control.track(abort);
   try {
     const settled = isPromiseLike<AgentReply>(reply) ? await abort.race(reply) : reply;
     if (typeof settled === 'string') return { content: settled };
     return await collect(settled, abort, onDelta);
   } finally {
-    unfollow();
+    control.untrack(abort);
   }
 }
 

