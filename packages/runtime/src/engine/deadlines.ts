@@ -92,7 +92,8 @@ export function startDeadline(delayMs: number, fire: () => void, from = performa
   } else if (isEmpty(bucket)) bucket.timer?.ref();
   const deadline: Deadline = { fire, bucket };
   if (bucket.first === undefined) bucket.first = deadline;
-  else (bucket.more ??= new Set()).add(deadline);
+  else if (bucket.more) bucket.more.add(deadline);
+  else bucket.more = new Set([deadline]);
   return deadline;
 }
 

@@ -52,7 +52,8 @@ export class TurnControl {
   track(abort: AgentAbort): void {
     if (this.stopped !== undefined) abort.abort(this.stopped);
     if (this.#call === undefined) this.#call = abort;
-    else (this.#more ??= new Set()).add(abort);
+    else if (this.#more) this.#more.add(abort);
+    else this.#more = new Set([abort]);
   }
 
   /** Stops aborting `abort` with the turn: its call has ended. */
