@@ -31,8 +31,12 @@ const onRedis = runnable.filter((block) => block.run === 'redis');
 const elsewhere = runnable.filter((block) => block.run !== 'redis');
 
 /** Where the blocks are written (under docs/, so that the packages resolve) and where they run. */
-const sources = mkdtempSync(join(DOCS, '.code-block-runs-'));
-const workDir = mkdtempSync(join(tmpdir(), 'switchboard-docs-'));
+let sources = '';
+let workDir = '';
+beforeAll(() => {
+  sources = mkdtempSync(join(DOCS, '.code-block-runs-'));
+  workDir = mkdtempSync(join(tmpdir(), 'switchboard-docs-'));
+});
 afterAll(() => {
   rmSync(sources, { recursive: true, force: true });
   rmSync(workDir, { recursive: true, force: true });
