@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { type CodeBlock, codeBlocks, DOCS, ROOT } from './code-block-pages.js';
 
 /**
  * Every TypeScript block of the docs pages and the README type-checks against the packages' current
@@ -12,25 +12,11 @@ import { describe, expect, it } from 'vitest';
  * may use the names that code-block-globals.ts declares (`app`, `agents`, `client`), as the page's
  * prose introduces them; a block may declare names of its own the same way in an HTML comment just
  * above it, which the page does not show, `;`-separated, imports among them (for a block that is an
- * excerpt of a longer file): `<!-- declare: import { z } from 'zod'; const ticket: { refund: number } -->`.
+ * excerpt of a longer file): `<!-- declare: import { z } from 'zod'; const ticket: { refund: number } -->`
+ * (see code-block-pages.ts). code-blocks-run.test.ts runs the blocks that are whole programs.
  */
 
-const DOCS = fileURLToPath(new URL('../', import.meta.url));
-const ROOT = join(DOCS, '..');
-const SKIP_DIRS = new Set(['node_modules', '.vitepress', 'reference', 'test']);
-
-/** The Markdown pages whose blocks are checked: docs/ (the generated references aside) and the README. */
-function pages(dir = DOCS): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name)) found.push(...pages(join(dir, entry.name)));
-    } else if (entry.name.endsWith('.md')) found.push(join(dir, entry.name));
-  }
-  return dir === DOCS ? [...found.sort(), join(ROOT, 'README.md')] : found;
-}
-
-interface Block {
+interface CheckedBlock {
   page: string;
   /** The page line of the block's first line of code. */
   line: number;
@@ -40,48 +26,22 @@ interface Block {
   prelude: number;
 }
 
-const FENCE = /^```(?:ts|typescript)\b[^\n]*\n([\s\S]*?)^```/gm;
-/** A declare comment that ends right above a fence (and holds no other comment's end). */
-const DECLARE = /<!--\s*declare:((?:(?!-->)[\s\S])*)-->\s*$/;
-
-/** The declarations of a declare comment, one a line: split at each `;` outside brackets. */
-function declarations(text: string): string[] {
-  const found: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let at = 0; at < text.length; at++) {
-    const char = text[at]!;
-    if ('{([<'.includes(char)) depth++;
-    else if ('})]>'.includes(char) && text[at - 1] !== '=') depth--;
-    else if (char === ';' && depth === 0) {
-      found.push(text.slice(start, at));
-      start = at + 1;
-    }
-  }
-  found.push(text.slice(start));
-  return found.map((part) => part.replace(/\s+/g, ' ').trim()).filter(Boolean);
+/** A block as the module the type checker sees: its declarations, then its code. */
+function checked(block: CodeBlock): CheckedBlock {
+  const declared = block.declarations.map((line) =>
+    line.startsWith('import ') ? `${line};\n` : `declare ${line};\n`,
+  );
+  return {
+    page: block.page,
+    line: block.line,
+    // Under docs/, so that the packages resolve from docs/node_modules.
+    file: join(DOCS, '.code-blocks', `${block.page.replace(/[^\w]+/g, '-')}-${block.index}.ts`),
+    code: `${declared.join('')}${block.code}\nexport {};\n`,
+    prelude: declared.length,
+  };
 }
 
-function blocksOf(page: string): Block[] {
-  const text = readFileSync(page, 'utf8');
-  const name = relative(ROOT, page).replace(/[^\w]+/g, '-');
-  return [...text.matchAll(FENCE)].map((match, index) => {
-    const before = text.slice(0, match.index);
-    const declared = declarations(DECLARE.exec(before)?.[1] ?? '').map((line) =>
-      line.startsWith('import ') ? `${line};\n` : `declare ${line};\n`,
-    );
-    return {
-      page: relative(ROOT, page),
-      line: before.split('\n').length + 1,
-      // Under docs/, so that the packages resolve from docs/node_modules.
-      file: join(DOCS, '.code-blocks', `${name}-${index + 1}.ts`),
-      code: `${declared.join('')}${match[1]}\nexport {};\n`,
-      prelude: declared.length,
-    };
-  });
-}
-
-const blocks = pages().flatMap(blocksOf);
+const blocks = codeBlocks().map(checked);
 
 describe('the TypeScript blocks of the docs and the README', () => {
   it('type-check against the packages', () => {

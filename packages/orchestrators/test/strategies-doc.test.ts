@@ -1,30 +1,10 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { BUILT_IN_PROFILES, SEED_PROFILE } from '@switchboard/core';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-// Keeps docs/guides/strategies.md honest: its quick start runs and prints what the page shows; its defaults table is the code's.
+// Keeps docs/guides/strategies.md honest: its defaults table is the code's (docs/test/code-blocks-run.test.ts runs its quick start).
 const read = (path: string) => readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
 const page = read('docs/guides/strategies.md');
-const blocks = (language: string) =>
-  [...page.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
-    (match) => match[1] as string,
-  );
-
-async function runBlock(code: string): Promise<string> {
-  const file = new URL('./.strategies-doc.ts', import.meta.url);
-  writeFileSync(file, code);
-  const printed: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((...values: unknown[]) => {
-    printed.push(values.join(' '));
-  });
-  try {
-    await import(/* @vite-ignore */ `${file.href}?run=${Date.now()}`);
-  } finally {
-    log.mockRestore();
-    rmSync(file, { force: true });
-  }
-  return printed.join('\n');
-}
 
 /** The cells of the defaults table's row that starts with `label`. */
 function row(label: string): string[] {
@@ -38,12 +18,6 @@ function row(label: string): string[] {
 describe('docs/guides/strategies.md', () => {
   it('is linked from the README', () => {
     expect(read('README.md')).toContain('](docs/guides/strategies.md)');
-  });
-
-  it('quick start: runs and prints what the page shows', async () => {
-    const [quickStart] = blocks('ts');
-    const [shown] = blocks('text');
-    expect(await runBlock(quickStart ?? '')).toBe(shown?.trimEnd());
   });
 
   it('states the retries, deadlines and hops the profiles have', () => {
