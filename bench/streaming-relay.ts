@@ -143,7 +143,9 @@ async function measureRelay(
     return turns;
   };
   try {
-    await many(4 * CONCURRENCY);
+    // Warm, as a server that has been serving is: as long as the CPU phase, unmeasured. (The 32 turns that warmed
+    // it before left most of the code still cold: the bare Hono relay then added 7.8 ms to a first delta.)
+    await many(100_000, performance.now() + seconds * 1000);
     // The first delta, one turn at a time, each right after one straight to the model (the same conditions).
     await probe(child);
     const own: StreamedTurn[] = [];
