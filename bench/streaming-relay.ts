@@ -8,7 +8,9 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { Agent } from 'node:http';
 import { compileServer } from './compile.js';
+import type { FirstHop } from './first-hop.js';
 import { median } from './load.js';
+import { runChild } from './run-child.js';
 import type { RelayTiming } from './servers/relay-timing.js';
 import {
   completionDelta,
@@ -215,7 +217,8 @@ export async function runStreamRelayBench({
   } finally {
     model.child.kill('SIGTERM');
   }
-  return printStreamRelay(runs, { seconds, rounds });
+  const firstHop = await runChild<FirstHop>('first-hop.ts', 'result');
+  return printStreamRelay(runs, { seconds, rounds }, firstHop);
 }
 
 const fmt = (n: number | undefined, digits = 1) =>
@@ -224,6 +227,7 @@ const fmt = (n: number | undefined, digits = 1) =>
 function printStreamRelay(
   runs: Map<Relay['name'], RelayRound[]>,
   { seconds, rounds }: { seconds: number; rounds: number },
+  firstHop: FirstHop,
 ) {
   console.log(
     `\nStreaming relay: ${DELTAS} deltas after a 50 ms first token, scripted model → relay → SSE client (loopback), ${CONCURRENCY} turns at a time for ${seconds}s, medians of ${rounds} rounds\n`,
@@ -298,6 +302,9 @@ function printStreamRelay(
   const bare = of('hono', 'addedFirstDeltaMs');
   console.log(
     `info  the bare Hono relay adds ${fmt(bare, 2)} ms to the first delta (rounds ${hono.map((run) => fmt(run.addedFirstDeltaMs, 2)).join(', ')}); /v1/chat adds ${fmt(chat !== undefined && bare !== undefined ? chat - bare : undefined, 2)} ms more`,
+  );
+  console.log(
+    `info  in one process (bench/first-hop.ts), request → model asked: the openai client alone ${fmt(firstHop.direct, 3)} ms, app.chat ${fmt(firstHop.chat, 3)}, POST /v1/chat ${fmt(firstHop.json, 3)}, streamed ${fmt(firstHop.sse, 3)} ms (medians): Switchboard's own part of a first delta is ${fmt(firstHop.sse - firstHop.direct, 3)} ms`,
   );
   return met;
 }

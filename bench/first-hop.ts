@@ -1,0 +1,89 @@
+// The stream-relay variant's in-process part (bench/streaming-relay.ts): how long, in one process with no
+// network between client and relay, from the start of a request to the moment the `openai` client creates
+// the model's request (undici's `undici:request:create`), for the same llmAgent turn asked four ways:
+//   direct   the `openai` client's own streamed call (what a hand-written relay does first)
+//   chat     app.chat() (the engine: turn opening, routing, the agent call)
+//   json     POST /v1/chat through app.request() (the app's route on top)
+//   sse      the same with `stream: true` (the streamed route)
+// Medians over sequential turns after a warm-up; run in a child by bench/streaming-relay.ts, which prints
+// them. Run alone, it prints them as JSON.
+import diagnostics from 'node:diagnostics_channel';
+import { KeywordOrchestrator } from '@switchboard/orchestrators';
+import { App, llmAgent } from '@switchboard/runtime';
+import { createScriptedModelServer } from '@switchboard/runtime/testing';
+import OpenAI from 'openai';
+import { median } from './load.js';
+
+/** Median ms from a request's start to the model's request, each way (see the file's comment). */
+export type FirstHop = Record<'direct' | 'chat' | 'json' | 'sse', number>;
+
+async function measure(turns: number): Promise<FirstHop> {
+  const model = await createScriptedModelServer({ fallback: 'a reply of a few words' });
+  const writer = llmAgent({
+    name: 'writer',
+    description: 'Writes',
+    keywords: ['write'],
+    model: 'bench-model',
+    instructions: 'You are a bench.',
+    apiKey: 'sk-bench',
+    baseURL: model.url,
+  });
+  const app = new App({ name: 'bench-first-hop', agents: [writer], logger: () => {} });
+  app.mount(new KeywordOrchestrator({ name: 'bench', agents: app.agentMetas, fallbackAgent: 'writer' }));
+  const client = new OpenAI({ apiKey: 'sk-bench', baseURL: model.url, maxRetries: 0 });
+  let askedAt = 0;
+  const onCreate = () => {
+    if (askedAt === 0) askedAt = performance.now();
+  };
+  diagnostics.subscribe('undici:request:create', onCreate);
+  const timed = async (work: () => Promise<unknown>) => {
+    askedAt = 0;
+    const start = performance.now();
+    await work();
+    return askedAt - start;
+  };
+  const route = (stream: boolean) => async () =>
+    (
+      await app.request('/v1/chat', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'write something', stream }),
+      })
+    ).text();
+  const ways: Record<keyof FirstHop, () => Promise<unknown>> = {
+    direct: async () => {
+      const stream = await client.chat.completions.create({
+        model: 'bench-model',
+        messages: [{ role: 'user', content: 'write something' }],
+        stream: true,
+      });
+      for await (const _ of stream);
+    },
+    chat: () => app.chat({ message: 'write something' }),
+    json: route(false),
+    sse: route(true),
+  };
+  const names = Object.keys(ways) as Array<keyof FirstHop>;
+  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
+    keyof FirstHop,
+    number[]
+  >;
+  try {
+    for (let index = 0; index < 2 * turns; index++) {
+      for (const name of names) {
+        const ms = await timed(ways[name]);
+        // The first half warms the code up.
+        if (index >= turns) times[name].push(ms);
+      }
+    }
+  } finally {
+    diagnostics.unsubscribe('undici:request:create', onCreate);
+    await app.close();
+    await model.close();
+  }
+  return Object.fromEntries(names.map((name) => [name, median(times[name])])) as FirstHop;
+}
+
+const result = await measure(Number(process.env.BENCH_FIRST_HOP_TURNS ?? 500));
+if (process.send) process.send({ result });
+else console.log(JSON.stringify(result));
