@@ -1,29 +1,21 @@
 import { trace } from '@opentelemetry/api';
 import {
   AbstractOrchestrator,
-  type AgentMeta,
   annotateStep,
   ConfigurationError,
   type ConfigView,
   type Conversation,
-  currentUserMessage,
   type Decision,
   type Orchestrator,
   RequestContext,
-  recordStep,
-  recordUsage,
-  type StepAnnotations,
 } from '@switchboard/core';
-import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
 import { clientResolver } from '@switchboard/runtime/internal';
-import { z } from 'zod';
-import { routerConversation } from './llm-route-prompt.js';
-import { askForStructuredAnswer } from './llm-structured-output.js';
-import type { MetaRouteSchema } from './meta-route-schema.js';
+import { makeChoice, type RouteChoosing } from './meta-route-choice.js';
+import type { MetaRouterOptions } from './meta-route-options.js';
+import { recallRoute, recordRoute } from './meta-route-record.js';
 import {
   checkTaskTypes,
   configuredSetup,
-  type MetaRouterPattern,
   type PatternEntry,
   patternEntries,
   type RouteSetup,
@@ -31,62 +23,15 @@ import {
 } from './meta-route-setup.js';
 import { type ChosenRoute, GENERAL_TASK, type TaskType, withFraming } from './meta-route-view.js';
 
+export type {
+  MetaRouteChoice,
+  MetaRouteChooser,
+  MetaRouteInput,
+  MetaRouterOptions,
+} from './meta-route-options.js';
 export type { MetaRouterPattern } from './meta-route-setup.js';
 
-/** What a {@link MetaRouteChooser} is given. */
-export interface MetaRouteInput {
-  conversation: Conversation;
-  /** The text of the turn's user message. */
-  message: string;
-  taskTypes: readonly TaskType[];
-  /** The patterns by name, with the agents each may call. */
-  patterns: readonly { name: string; whenToUse?: string; agents: readonly string[] }[];
-}
-
-/** A chooser's pick. `pattern` may be left out: the default pattern when the task type allows it, else its first. */
-export interface MetaRouteChoice {
-  taskType: string;
-  pattern?: string;
-  rationale?: string;
-  confidence?: number;
-}
-
-/** Picks the task type and pattern without a model (rules, a classifier of your own). */
-export type MetaRouteChooser = (input: MetaRouteInput) => MetaRouteChoice | Promise<MetaRouteChoice>;
-
-/** Options of {@link MetaRouter}. */
-export interface MetaRouterOptions extends LlmClientOptions {
-  /** Default `meta`. */
-  name?: string;
-  description?: string;
-  agents: readonly AgentMeta[];
-  /** Without task types, every turn is the `general` task handled by the default pattern. */
-  taskTypes?: readonly TaskType[];
-  patterns: Readonly<Record<string, MetaRouterPattern>>;
-  /** The pattern of the `general` task and of every fallback. Default: the first pattern. */
-  defaultPattern?: string;
-  /** Chooses with a function instead of a model. */
-  choose?: MetaRouteChooser;
-  /** The model that chooses (structured output), when there is no `choose`. */
-  model?: string;
-  /** Replaces the opening of the task-type prompt. */
-  instructions?: string;
-  /** How many recent messages the model sees (the current turn is always whole). Default 12. */
-  historyWindow?: number;
-  /** Further attempts after an invalid answer, each with feedback. Default 1. */
-  maxRetries?: number;
-  temperature?: number;
-}
-
 const DEFAULT_INSTRUCTIONS = "Classify the user's request as one of the task types below.";
-
-/** The choice a later hop of the same turn reads back, possibly on another replica. */
-const StoredRouteSchema = z.object({
-  v: z.literal(1),
-  turnId: z.string(),
-  taskType: z.string(),
-  pattern: z.string(),
-});
 
 /**
  * Routes each turn in two steps: it picks a task type among the configured
@@ -135,11 +80,8 @@ export class MetaRouter extends AbstractOrchestrator {
   readonly patternOrchestrators: readonly Orchestrator[];
   readonly #patterns: Map<string, PatternEntry>;
   readonly #givenTaskTypes: readonly TaskType[];
-  readonly #choose?: MetaRouteChooser;
-  readonly #client?: () => Promise<ChatClient>;
-  readonly #historyWindow: number;
-  readonly #maxRetries: number;
-  readonly #temperature?: number;
+  /** What it chooses with: its `choose` function or its model, and the default pattern. */
+  readonly #choosing: RouteChoosing;
   readonly #instructions?: string;
   readonly #setup: RouteSetup;
   /** The setup of each live configuration with task-type or pattern items, built once per configuration. */
@@ -204,16 +146,22 @@ export class MetaRouter extends AbstractOrchestrator {
     if (!Number.isInteger(maxRetries) || maxRetries < 0) {
       throw new ConfigurationError({ message: `${owner}: maxRetries must be 0 or more` });
     }
-    this.#choose = choose;
-    this.#historyWindow = historyWindow;
-    this.#maxRetries = maxRetries;
-    this.#temperature = temperature;
     this.#memoryKey = `meta-router:${name}`;
+    let resolveClient: RouteChoosing['client'];
     if (!choose && model) {
       this.model = model;
-      this.#client = clientResolver(owner, { client, apiKey, baseURL });
+      resolveClient = clientResolver(owner, { client, apiKey, baseURL });
       this.#instructions = instructions;
     }
+    this.#choosing = {
+      defaultPattern: this.defaultPattern,
+      choose,
+      client: resolveClient,
+      model: this.model,
+      historyWindow,
+      maxRetries,
+      temperature,
+    };
     this.#setup = routeSetup(this.taskTypes, this.#patterns, this.#instructions);
   }
 
@@ -240,7 +188,7 @@ export class MetaRouter extends AbstractOrchestrator {
   protected async handleMessage(conversation: Conversation): Promise<Decision> {
     const setup = this.#setupOf(RequestContext.tryCurrent()?.config);
     const route =
-      (conversation.hop > 0 ? await this.#recall(conversation, setup) : undefined) ??
+      (conversation.hop > 0 ? await recallRoute(this.#memoryKey, conversation, setup) : undefined) ??
       (await this.#decide(conversation, setup));
     annotateStep(conversation, { pattern: route.pattern });
     const entry = setup.patterns.get(route.pattern)!;
@@ -252,55 +200,12 @@ export class MetaRouter extends AbstractOrchestrator {
     });
   }
 
-  /** The choice made on the turn's first decision, read back from session memory. */
-  async #recall(
-    conversation: Conversation,
-    setup: RouteSetup,
-  ): Promise<{ taskType: string; pattern: string } | undefined> {
-    const memory = RequestContext.tryCurrent()?.getMemory('session');
-    const stored = memory ? await memory.getContent(this.#memoryKey) : undefined;
-    const parsed = stored?.success ? StoredRouteSchema.safeParse(stored.data) : undefined;
-    if (
-      parsed?.success &&
-      parsed.data.turnId === conversation.turnId &&
-      setup.patterns.has(parsed.data.pattern)
-    ) {
-      return parsed.data;
-    }
-    // Lost (memory down, expired): choose again rather than fail the turn; the new choice is recorded.
-    trace.getActiveSpan()?.setAttribute('switchboard.meta.recalled', false);
-    return undefined;
-  }
-
   /** Makes, records and remembers the turn's choice. */
   async #decide(conversation: Conversation, setup: RouteSetup): Promise<ChosenRoute> {
-    const route = await this.#makeChoice(conversation, setup);
-    const candidates = {
+    const route = await makeChoice(this.#choosing, conversation, setup);
+    recordRoute(conversation, route, {
       taskTypes: setup.taskTypes.map((type) => type.name),
       patterns: [...this.#typeOf(setup, route.taskType).patterns],
-    };
-    const note: StepAnnotations = {
-      pattern: route.pattern,
-      taskType: route.taskType,
-      choice: { taskType: route.taskType, pattern: route.pattern },
-      candidates,
-      chooser: route.chooser,
-    };
-    if (route.rationale) note.rationale = route.rationale;
-    if (route.confidence !== undefined) note.confidence = route.confidence;
-    if (route.fallback) note.fallback = true;
-    if (route.problems?.length) note.problems = route.problems;
-    recordStep(conversation, 'meta-route', note);
-    trace.getActiveSpan()?.setAttributes({
-      'switchboard.meta.task_type': route.taskType,
-      'switchboard.meta.pattern': route.pattern,
-      'switchboard.meta.candidates.task_types': candidates.taskTypes,
-      'switchboard.meta.candidates.patterns': candidates.patterns,
-      'switchboard.meta.chooser': route.chooser,
-      'switchboard.meta.rationale': route.rationale,
-      'switchboard.meta.confidence': route.confidence,
-      'switchboard.meta.fallback': route.fallback,
-      'switchboard.meta.problems': route.problems?.length ? route.problems : undefined,
     });
     const memory = RequestContext.tryCurrent()?.getMemory('session');
     if (memory) {
@@ -320,121 +225,5 @@ export class MetaRouter extends AbstractOrchestrator {
         patterns: [this.defaultPattern],
       }
     );
-  }
-
-  #fallback(problems: string[], chooser: ChosenRoute['chooser']): ChosenRoute {
-    return { taskType: GENERAL_TASK, pattern: this.defaultPattern, chooser, fallback: true, problems };
-  }
-
-  /** The pattern of a type when none (or no valid one) was chosen. */
-  #defaultOf(type: TaskType): string {
-    return type.patterns.includes(this.defaultPattern) ? this.defaultPattern : type.patterns[0]!;
-  }
-
-  async #makeChoice(conversation: Conversation, setup: RouteSetup): Promise<ChosenRoute> {
-    if (this.#choose) return this.#chooseWith(this.#choose, conversation, setup);
-    const [only] = setup.taskTypes;
-    if (setup.taskTypes.length === 1 && only && only.patterns.length === 1) {
-      return { taskType: only.name, pattern: only.patterns[0]!, chooser: 'default' };
-    }
-    if (!this.#client)
-      return this.#fallback(
-        [
-          'the configuration has several task types or patterns, and the router has no model or choose function',
-        ],
-        'default',
-      );
-    return this.#chooseWithModel(conversation, setup);
-  }
-
-  async #chooseWith(
-    choose: MetaRouteChooser,
-    conversation: Conversation,
-    setup: RouteSetup,
-  ): Promise<ChosenRoute> {
-    let choice: MetaRouteChoice;
-    try {
-      choice = await choose({
-        conversation,
-        message: currentUserMessage(conversation).content,
-        taskTypes: setup.taskTypes,
-        patterns: [...setup.patterns.values()].map(({ name, whenToUse, agentNames }) => ({
-          name,
-          whenToUse,
-          agents: [...agentNames],
-        })),
-      });
-    } catch (error) {
-      return this.#fallback(
-        [`choose threw: ${error instanceof Error ? error.message : String(error)}`],
-        'function',
-      );
-    }
-    const type = setup.taskTypes.find((candidate) => candidate.name === choice?.taskType);
-    if (!type)
-      return this.#fallback(
-        [`choose returned the unknown task type '${String(choice?.taskType)}'`],
-        'function',
-      );
-    const route: ChosenRoute = { taskType: type.name, pattern: this.#defaultOf(type), chooser: 'function' };
-    if (choice.pattern !== undefined && !type.patterns.includes(choice.pattern)) {
-      route.fallback = true;
-      route.problems = [
-        `choose returned the pattern '${choice.pattern}', not valid for task type '${type.name}'`,
-      ];
-    } else if (choice.pattern !== undefined) route.pattern = choice.pattern;
-    if (choice.rationale) route.rationale = choice.rationale;
-    if (typeof choice.confidence === 'number') route.confidence = choice.confidence;
-    return route;
-  }
-
-  async #chooseWithModel(conversation: Conversation, setup: RouteSetup): Promise<ChosenRoute> {
-    // Outside the try: a missing `openai` package is a configuration error, not a case for the fallback.
-    const client = await this.#client!();
-    const history = routerConversation(conversation, this.#historyWindow);
-    const ask = async (schema: MetaRouteSchema) => {
-      const answer = await askForStructuredAnswer({
-        client,
-        model: this.model!,
-        temperature: this.#temperature,
-        messages: [{ role: 'system', content: schema.system }, ...history],
-        responseFormat: schema.responseFormat,
-        check: schema.check,
-        maxRetries: this.#maxRetries,
-      });
-      recordUsage(conversation, answer.usage);
-      return answer;
-    };
-    try {
-      const typeAnswer = await ask(setup.taskSchema!);
-      const type = setup.taskTypes.find((candidate) => candidate.name === typeAnswer.value?.choice);
-      if (!type) return this.#fallback(typeAnswer.problems, 'model');
-      const route: ChosenRoute = { taskType: type.name, pattern: type.patterns[0]!, chooser: 'model' };
-      if (typeAnswer.value?.rationale) route.rationale = typeAnswer.value.rationale;
-      if (typeAnswer.value?.confidence !== undefined) route.confidence = typeAnswer.value.confidence;
-      const problems = [...typeAnswer.problems];
-      const patternSchema = setup.patternSchemas.get(type.name);
-      if (patternSchema) {
-        const patternAnswer = await ask(patternSchema);
-        problems.push(...patternAnswer.problems);
-        if (patternAnswer.value) {
-          route.pattern = patternAnswer.value.choice;
-          if (patternAnswer.value.rationale) {
-            route.rationale = [route.rationale, patternAnswer.value.rationale].filter(Boolean).join(' / ');
-          }
-        } else {
-          route.pattern = this.#defaultOf(type);
-          route.fallback = true;
-        }
-      }
-      if (problems.length > 0) route.problems = problems;
-      return route;
-    } catch (error) {
-      if (RequestContext.tryCurrent()?.signal.aborted) throw error;
-      return this.#fallback(
-        [`the model could not be reached: ${error instanceof Error ? error.message : String(error)}`],
-        'model',
-      );
-    }
   }
 }

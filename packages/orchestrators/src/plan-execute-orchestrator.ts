@@ -1,82 +1,36 @@
-import { trace } from '@opentelemetry/api';
 import {
   AbstractOrchestrator,
-  type AgentMeta,
   annotateStep,
   ConfigurationError,
   type Conversation,
   createId,
   currentUserMessage,
   type Decision,
-  discardStreamedAnswer,
   latestToolResults,
-  RequestContext,
   recordStep,
   routeToUser,
-  streamAnswer,
   type ToolCall,
   type ToolMessage,
   toolCall,
 } from '@switchboard/core';
-import type { ChatClient, LlmClientOptions } from '@switchboard/runtime';
 import { clientResolver } from '@switchboard/runtime/internal';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ResponseFormatJSONSchema } from 'openai/resources/shared';
-import { routerConversation } from './llm-route-prompt.js';
-import {
-  type AnswerCheck,
-  askForDecision,
-  checkWholeNumbers,
-  type DecisionAnswer,
-  type StreamedField,
-} from './llm-structured-output.js';
-import {
-  DEFAULT_PLANNER_INSTRUCTIONS,
-  planPrompt,
-  planSynthesisPrompt,
-  renderPlan,
-  replanPrompt,
-  reviewPrompt,
-  stepTask,
-} from './plan-prompt.js';
-import { type PlanStep, planReviewSchema, planSchema, planSynthesisSchema } from './plan-schema.js';
+import { checkWholeNumbers } from './llm-structured-output.js';
+import type { PlanExecuteOrchestratorOptions } from './plan-execute-options.js';
+import { recallPlan, rememberPlan } from './plan-memory.js';
+import { askForPlan, askForReplan, askForReview, askForSynthesis, type PlanModel } from './plan-model.js';
+import { DEFAULT_PLANNER_INSTRUCTIONS, stepTask } from './plan-prompt.js';
 import {
   applyResults,
+  describeSteps,
   dropUnfinished,
   type PlanStepState,
-  parseStoredPlan,
   planView,
   readySteps,
   type StoredPlan,
   withSteps,
 } from './plan-state.js';
 
-/** Options of {@link PlanExecuteOrchestrator}. */
-export interface PlanExecuteOrchestratorOptions extends LlmClientOptions {
-  /** Default `plan-execute`. */
-  name?: string;
-  description?: string;
-  agents: readonly AgentMeta[];
-  /** The planning model, e.g. `gpt-4o-mini`. It must support JSON-schema structured output. */
-  model: string;
-  /** New plans per turn, after a failed step or a review that revised the plan. Default 2; a strategy profile's `maxReplans` wins. */
-  maxReplans?: number;
-  /**
-   * After a round whose steps all succeeded, while steps remain, the model
-   * reviews the results and may replace the remaining steps (a re-plan,
-   * counted against `maxReplans`; once they are used up, the plan runs as it
-   * stands). One model call per such round. Default true; false re-plans
-   * only when a step fails.
-   */
-  reviewResults?: boolean;
-  /** Replaces the role description of the planning prompts. */
-  instructions?: string;
-  /** How many earlier messages the model sees (the current turn is always whole). Default 12. */
-  historyWindow?: number;
-  /** Further attempts after an invalid answer, each with feedback. Default 1. */
-  maxRetries?: number;
-  temperature?: number;
-}
+export type { PlanExecuteOrchestratorOptions } from './plan-execute-options.js';
 
 const FALLBACK_CALL = 'plan-fallback-';
 
@@ -126,11 +80,8 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
   readonly model: string;
   readonly maxReplans: number;
   readonly reviewResults: boolean;
-  readonly #client: () => Promise<ChatClient>;
-  readonly #instructions: string;
-  readonly #historyWindow: number;
-  readonly #maxRetries: number;
-  readonly #temperature?: number;
+  /** The planning model and how it is asked. */
+  readonly #planModel: PlanModel;
 
   constructor({
     name = 'plan-execute',
@@ -159,11 +110,14 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     this.model = model;
     this.maxReplans = maxReplans;
     this.reviewResults = reviewResults;
-    this.#client = clientResolver(owner, { client, apiKey, baseURL });
-    this.#instructions = instructions;
-    this.#historyWindow = historyWindow;
-    this.#maxRetries = maxRetries;
-    this.#temperature = temperature;
+    this.#planModel = {
+      client: clientResolver(owner, { client, apiKey, baseURL }),
+      model,
+      instructions,
+      historyWindow,
+      maxRetries,
+      temperature,
+    };
   }
 
   /** The re-plan bound of a turn: its strategy profile's `maxReplans` when it has one, else `maxReplans`. */
@@ -179,7 +133,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
   protected async handleMessage(conversation: Conversation): Promise<Decision> {
     const results = latestToolResults(conversation);
     if (results.length === 0) return this.#plan(conversation);
-    const stored = await this.#recall(conversation);
+    const stored = await recallPlan(this, conversation);
     if (!stored) {
       annotateStep(conversation, { planRecalled: false });
       return routeToUser(this.repliesAnswer(results), {
@@ -206,10 +160,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
   async #plan(conversation: Conversation): Promise<Decision> {
     const names = conversation.agents.map((agent) => agent.name);
     if (names.length === 0) return routeToUser(this.noPlanAnswer(), { reason: 'no agent to plan with' });
-    const asked = await this.#ask(conversation, planSchema(names), [
-      { role: 'system', content: planPrompt(this.#instructions, conversation.agents) },
-      ...routerConversation(conversation, this.#historyWindow),
-    ]);
+    const asked = await askForPlan(this.#planModel, conversation, names);
     if (!asked.ok) {
       recordStep(conversation, 'plan', { steps: [], fallback: true, problem: asked.problem });
       annotateStep(conversation, { fallback: true });
@@ -229,17 +180,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
   }
 
   async #replan(conversation: Conversation, state: StoredPlan, failed: PlanStepState[]): Promise<Decision> {
-    const names = conversation.agents.map((agent) => agent.name);
-    const schema = planSchema(names, {
-      replan: true,
-      done: state.steps.filter((step) => step.status === 'done').map((step) => step.id),
-      taken: state.steps.map((step) => step.id),
-    });
-    const asked = await this.#ask(conversation, schema, [
-      { role: 'system', content: replanPrompt(this.#instructions, conversation.agents) },
-      ...this.#request(conversation),
-      { role: 'user', content: `The plan so far:\n\n${renderPlan(state.steps)}` },
-    ]);
+    const asked = await askForReplan(this.#planModel, conversation, state);
     const replan = state.replans + 1;
     const failedIds = failed.map((step) => step.id);
     if (!asked.ok || asked.value.steps.length === 0) {
@@ -262,16 +203,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
 
   /** After a round that went well: the model keeps the remaining steps, or replaces them because a result changed the picture. */
   async #review(conversation: Conversation, state: StoredPlan): Promise<Decision> {
-    const names = conversation.agents.map((agent) => agent.name);
-    const schema = planReviewSchema(names, {
-      done: state.steps.filter((step) => step.status === 'done').map((step) => step.id),
-      taken: state.steps.map((step) => step.id),
-    });
-    const asked = await this.#ask(conversation, schema, [
-      { role: 'system', content: reviewPrompt(this.#instructions, conversation.agents) },
-      ...this.#request(conversation),
-      { role: 'user', content: `The plan so far:\n\n${renderPlan(state.steps)}` },
-    ]);
+    const asked = await askForReview(this.#planModel, conversation, state);
     if (!asked.ok || !asked.value.revise) {
       // A review that fails to answer keeps the plan: it is a check, not a step the work depends on.
       recordStep(conversation, 'review', { revise: false, ...(asked.ok ? {} : { problem: asked.problem }) });
@@ -297,7 +229,7 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
       .filter((step) => ready.has(step.id))
       .map((step) => toolCall(step.agent, stepTask(step, steps), { id: step.callId, reason, thought }));
     annotateStep(conversation, { planSteps: [...ready], round, plan: planView(steps) });
-    await this.#remember({ ...state, rounds: round, steps });
+    await rememberPlan(this, { ...state, rounds: round, steps });
     return calls;
   }
 
@@ -313,22 +245,8 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
       plan: planView(state.steps),
       ...(replanLimit ? { replanLimit: true } : {}),
     };
-    await this.#remember(state);
-    const asked = await this.#ask(
-      conversation,
-      planSynthesisSchema(),
-      [
-        { role: 'system', content: planSynthesisPrompt() },
-        ...this.#request(conversation),
-        { role: 'user', content: `The steps and their results:\n\n${renderPlan(state.steps)}` },
-      ],
-      // The answer streams to the client as the model writes it.
-      {
-        name: 'answer',
-        onText: (text) => streamAnswer(conversation, text),
-        onDiscard: () => discardStreamedAnswer(conversation),
-      },
-    );
+    await rememberPlan(this, state);
+    const asked = await askForSynthesis(this.#planModel, conversation, state);
     const note = replanLimit ? `\n\n${this.replanLimitNote(state)}` : '';
     if (!asked.ok) {
       annotateStep(conversation, { ...recorded, synthesis: 'fallback' });
@@ -343,45 +261,6 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
       reason: replanLimit
         ? `stopped at the limit of ${state.replans} re-plan${state.replans === 1 ? '' : 's'}`
         : 'synthesised from the plan’s results',
-    });
-  }
-
-  /** The history up to and including the turn's user message, without the agents' replies. */
-  #request(conversation: Conversation): ChatCompletionMessageParam[] {
-    return routerConversation(
-      { ...conversation, messages: conversation.messages.slice(0, conversation.turnStart + 1) },
-      this.#historyWindow,
-    );
-  }
-
-  async #recall(conversation: Conversation): Promise<StoredPlan | undefined> {
-    const memory = RequestContext.tryCurrent()?.getMemory('session');
-    const stored = memory ? await memory.getContent(this.memoryKey(conversation.turnId)) : undefined;
-    return stored?.success ? parseStoredPlan(stored.data, conversation.turnId) : undefined;
-  }
-
-  async #remember(state: StoredPlan): Promise<void> {
-    const memory = RequestContext.tryCurrent()?.getMemory('session');
-    const written = memory ? await memory.setContent(this.memoryKey(state.turnId), state) : undefined;
-    if (!written?.success) trace.getActiveSpan()?.setAttribute('switchboard.plan.remembered', false);
-  }
-
-  /** One structured model call: the valid answer, or what went wrong. API errors become a problem unless the request was cancelled. */
-  #ask<Value>(
-    conversation: Conversation,
-    schema: { responseFormat: ResponseFormatJSONSchema; check(content: string): AnswerCheck<Value> },
-    messages: ChatCompletionMessageParam[],
-    streamField?: StreamedField,
-  ): Promise<DecisionAnswer<Value>> {
-    return askForDecision(conversation, {
-      client: this.#client,
-      model: this.model,
-      temperature: this.#temperature,
-      messages,
-      responseFormat: schema.responseFormat,
-      check: schema.check,
-      maxRetries: this.#maxRetries,
-      ...(streamField ? { streamField } : {}),
     });
   }
 
@@ -413,8 +292,4 @@ export class PlanExecuteOrchestrator extends AbstractOrchestrator {
     const failed = state.steps.filter((step) => step.status === 'failed').map((step) => `"${step.goal}"`);
     return `(I stopped after ${state.replans} re-plan${state.replans === 1 ? '' : 's'}; these steps failed: ${failed.join(', ')}.)`;
   }
-}
-
-function describeSteps(steps: readonly PlanStep[]) {
-  return steps.map(({ id, goal, agent, dependsOn }) => ({ id, goal, agent, dependsOn: [...dependsOn] }));
 }

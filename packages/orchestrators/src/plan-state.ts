@@ -98,3 +98,8 @@ export function planView(steps: readonly PlanStepState[]) {
     plan,
   }));
 }
+
+/** What a `plan` or `replan` note shows of the steps planned: each step's id, goal, agent and dependencies. */
+export function describeSteps(steps: readonly PlanStep[]) {
+  return steps.map(({ id, goal, agent, dependsOn }) => ({ id, goal, agent, dependsOn: [...dependsOn] }));
+}

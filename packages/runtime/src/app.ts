@@ -1,18 +1,50 @@
-import { createHash } from 'node:crypto';
+/**
+ * The `App`: it wires the agents, the orchestrator, the stores, the turn
+ * engine and the HTTP routes together, and runs turns in-process. What it
+ * wires lives beside it: its parts (`app-parts.ts`), its agents
+ * (`app-agents.ts`), what a mount builds (`app-mount.ts`), its close
+ * (`app-close.ts`).
+ *
+ * @module
+ */
 import { setMaxListeners } from 'node:events';
-import { serve } from '@hono/node-server';
-import { createNoopMeter, metrics as otelMetrics } from '@opentelemetry/api';
 import {
   type AgentMeta,
   ConfigurationError,
   createSecretId,
   type Orchestrator,
-  type OrchestratorOptions,
   ServerShutdownError,
   ValidationError,
 } from '@switchboard/core';
 import type { Hono } from 'hono';
+import { type Agent, agentMeta } from './agents/agent.js';
+import { agentsByName, agentsRoutedBy, orchestratorOf } from './app-agents.js';
+import { closeApp } from './app-close.js';
+import { appBackgroundTurns, appEngine, appRoutes, mounting } from './app-mount.js';
 import type { AppOptions, ChatInput, OrchestratorInput, ServerHandle, StartOptions } from './app-options.js';
+import { type AppParts, resolveAppParts } from './app-parts.js';
+import { sessionIdForKey } from './backend/session-id-for-key.js';
+import { BackgroundUnavailableError } from './background/background-errors.js';
+import type { BackgroundTurns, QueuedTurnReceipt } from './background/background-turns.js';
+import type { Schedules } from './background/schedules.js';
+import { ConfigAdmin } from './config/config-admin.js';
+import { configNamesOf } from './config/config-names.js';
+import type {
+  ApprovalResolution,
+  CancelRequest,
+  TurnEngine,
+  TurnRequest,
+  TurnResult,
+} from './engine/turn-engine.js';
+import { TurnSweeper } from './engine/turn-sweeper.js';
+import type { Logger } from './logging/logger.js';
+import { isPromiseLike } from './promise-like.js';
+import { listen } from './server/node-listener.js';
+import type { MemoryStore } from './stores/memory-store.js';
+import { deleteSessionData, deleteUserData } from './stores/session-deletion.js';
+import type { SessionStore } from './stores/session-store.js';
+import { checkStoresAtStart, storesReady } from './stores/store-settings.js';
+import type { TurnEventLog } from './stores/turn-event-log.js';
 
 export type {
   AppOptions,
@@ -22,72 +54,7 @@ export type {
   Shutdownable,
   StartOptions,
 } from './app-options.js';
-
-import { type Agent, agentMeta } from './agents/agent.js';
-import { withHostedAgents } from './agents/hosted-agents.js';
-import { publishesGraph } from './agents/published-graph.js';
-import { conversationIndex } from './backend/conversation-index.js';
-import { appBackground } from './background/app-background.js';
-import { BackgroundUnavailableError } from './background/background-errors.js';
-import { BackgroundMetrics } from './background/background-metrics.js';
-import type { BackgroundTurns, QueuedTurnReceipt } from './background/background-turns.js';
-import type { Schedules } from './background/schedules.js';
-import { appBudgets } from './budgets/app-budgets.js';
-import { checkBudgetOptions } from './budgets/budget-options.js';
-import { ConfigAdmin } from './config/config-admin.js';
-import { ConfigCache } from './config/config-cache.js';
-import { configNamesOf } from './config/config-names.js';
-import type { ConfigStore } from './config/config-store.js';
-import { InMemoryConfigStore } from './config/in-memory-config-store.js';
-import { TraceNaming } from './engine/trace-labels.js';
-import {
-  type ApprovalResolution,
-  type CancelRequest,
-  TurnEngine,
-  type TurnRequest,
-  type TurnResult,
-} from './engine/turn-engine.js';
-import { TurnSweeper } from './engine/turn-sweeper.js';
-import { type Logger, resolveLogger } from './logging/logger.js';
-import { EngineMetrics, METER_NAME } from './metrics/engine-metrics.js';
-import { HttpMetrics } from './metrics/http-metrics.js';
-import { type AppMetrics, appMetrics } from './metrics/prometheus-metrics.js';
-import { isPromiseLike } from './promise-like.js';
-import { clientAddressOf } from './server/client-address.js';
-import { checkCorsOptions } from './server/cors.js';
-import { unexpectedErrorLog } from './server/request-log.js';
-import { createRoutes } from './server/routes.js';
-import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
-import { InMemorySessionStore } from './stores/in-memory-session-store.js';
-import { InMemoryTurnEventLog } from './stores/in-memory-turn-event-log.js';
-import { memoryNamespace, userSessionsNamespace } from './stores/memory-binding.js';
-import type { MemoryStore } from './stores/memory-store.js';
-import { InMemoryRateLimiter, type RateLimiter } from './stores/rate-limiter.js';
-import type { SessionStore } from './stores/session-store.js';
-import { checkStoresAtStart, storeWarnings } from './stores/store-settings.js';
-import { tenantSessions } from './stores/tenant-sessions.js';
-import type { TurnEventLog } from './stores/turn-event-log.js';
-import { userSessions } from './stores/user-sessions.js';
-
-/**
- * The session id for a first message sent with an `Idempotency-Key` and no
- * session id: derived from the key (and tenant), so that a retry of the same
- * request lands in the same session. As unguessable as the key itself.
- */
-export function sessionIdForKey(idempotencyKey: string, tenantId = ''): string {
-  const digest = createHash('sha256')
-    .update(`switchboard:idempotency:${tenantId}:${idempotencyKey}`)
-    .digest('hex');
-  return `ses_${digest.slice(0, 32)}`;
-}
-
-function isOrchestratorClass(
-  input: OrchestratorInput,
-): input is new (
-  options: OrchestratorOptions,
-) => Orchestrator {
-  return typeof input === 'function';
-}
+export { sessionIdForKey } from './backend/session-id-for-key.js';
 
 /**
  * Hosts agents and an orchestrator, runs turns, and serves the HTTP API.
@@ -116,8 +83,7 @@ export class App {
    * at `/v1/config`.
    */
   readonly config: ConfigAdmin;
-  readonly #configStore: ConfigStore;
-  readonly #configCache: ConfigCache;
+  readonly #parts: AppParts;
   readonly #options: AppOptions;
   readonly #agentsByName: ReadonlyMap<string, Agent>;
   readonly #inFlight = new Set<PromiseLike<unknown>>();
@@ -126,8 +92,6 @@ export class App {
   /** Called when the last `chat()` turn under way ends, while `close()` waits for them. */
   #chatTurnsEnded: (() => void) | undefined;
   readonly #shutdown = new AbortController();
-  readonly #rateLimiter: RateLimiter;
-  readonly #metrics: AppMetrics | undefined;
   #engine?: TurnEngine;
   #routes?: Hono;
   #orchestrator?: Orchestrator;
@@ -137,39 +101,24 @@ export class App {
   #schedules?: Schedules;
 
   constructor(options: AppOptions) {
-    const { name, agents, sessionStore, memoryStore, sessionIdleTtlSeconds } = options;
+    const { name, agents } = options;
     if (!name) throw new ConfigurationError({ message: 'An App needs a name' });
-    const byName = new Map<string, Agent>();
-    for (const agent of agents) {
-      if (byName.has(agent.name)) {
-        throw new ConfigurationError({
-          message: `Two agents are named '${agent.name}'; agent names must be unique`,
-        });
-      }
-      byName.set(agent.name, agent);
-    }
+    const byName = agentsByName(agents);
     // Every running turn, agent call and lease waiter listens to this one signal.
     setMaxListeners(0, this.#shutdown.signal);
     this.name = name;
     this.agents = agents;
     this.#agentsByName = byName;
     this.#options = options;
-    this.sessions = sessionStore ?? new InMemorySessionStore({ idleTtlSeconds: sessionIdleTtlSeconds });
-    this.memory = memoryStore ?? new InMemoryMemoryStore();
-    this.events = options.eventLog === false ? undefined : (options.eventLog ?? new InMemoryTurnEventLog());
-    this.#rateLimiter = options.rateLimiter ?? new InMemoryRateLimiter();
-    this.#configStore = options.configStore ?? new InMemoryConfigStore();
-    this.#configCache = new ConfigCache(this.#configStore);
-    this.config = new ConfigAdmin(this.#configStore, this.#configCache, () =>
+    const parts = resolveAppParts(options);
+    this.#parts = parts;
+    this.sessions = parts.sessions;
+    this.memory = parts.memory;
+    this.events = parts.events;
+    this.logger = parts.logger;
+    this.config = new ConfigAdmin(parts.configStore, parts.configCache, () =>
       configNamesOf(this.#agentsByName.keys(), this.#orchestrator),
     );
-    if (options.cors) checkCorsOptions(options.cors);
-    // A trusted proxy that is neither an address nor a range fails now rather than at mount.
-    clientAddressOf(options.rateLimit?.trustedProxies);
-    if (options.budgets !== undefined) checkBudgetOptions(options.budgets);
-    this.logger = resolveLogger(options.logger, options.logLevel);
-    const { metrics } = options;
-    this.#metrics = metrics ? appMetrics(metrics === true ? {} : metrics, { appName: name }) : undefined;
   }
 
   /** The metadata of every hosted agent, as given to an orchestrator class. */
@@ -190,97 +139,22 @@ export class App {
   mount(orchestrator: OrchestratorInput): this {
     if (this.#orchestrator)
       throw new ConfigurationError({ message: `App '${this.name}' already has an orchestrator` });
-    const instance = isOrchestratorClass(orchestrator)
-      ? new orchestrator({ name: this.name, agents: this.agentMetas })
-      : orchestrator;
-    // A graph brings its function nodes as agents of its own: hosted beside the app's.
-    const agents = withHostedAgents(this.#agentsByName, instance, `App '${this.name}'`);
-    const unknown = instance.agents.filter((agent) => !agents.has(agent.name)).map((agent) => agent.name);
-    if (unknown.length > 0) {
-      throw new ConfigurationError({
-        message: `Orchestrator '${instance.name}' routes to agents the app does not host: ${unknown.join(', ')}; hosted agents: ${[...agents.keys()].join(', ')}`,
-      });
-    }
-    const { memory, sessions } = this;
+    const instance = orchestratorOf(orchestrator, this.name, this.agentMetas);
+    const agents = agentsRoutedBy(instance, this.#agentsByName, this.name);
     this.#orchestrator = instance;
-    const meter = this.#metrics?.meter ?? otelMetrics.getMeter(METER_NAME);
-    // No meter provider anywhere: nothing would be recorded, so neither the turn nor the request path records.
-    const recording = meter !== createNoopMeter();
-    const budgets = appBudgets(this.#options.budgets, this.#options.budgetCounters, {
-      logger: this.logger,
-      meter: recording ? meter : undefined,
-      appName: this.name,
-    });
-    this.#engine = new TurnEngine(
-      {
-        budgets,
-        orchestrator: instance,
-        agents,
-        sessions,
-        memory,
-        signal: this.#shutdown.signal,
-        logger: this.logger,
-        metrics: recording
-          ? new EngineMetrics(meter, { app: this.name, orchestrator: instance.name })
-          : undefined,
-        naming: new TraceNaming(this.name, instance.name, this.#options.traceTags),
-        eventLog: this.events,
-        config: this.#configCache,
-      },
-      this.#options,
-    );
-    const background = appBackground(this.#options.background, {
-      engine: this.#engine,
-      memory,
-      logger: this.logger,
-      track: (turn) => this.#track(turn),
-      exposeErrorDetails: this.#options.exposeErrorDetails,
-      concurrency: this.#options.concurrency ?? 'wait',
-      metrics: recording ? new BackgroundMetrics(meter, this.name) : undefined,
-    });
+    const mount = mounting(this.name, instance, this.#parts, this.#options);
+    this.#engine = appEngine(this.#parts, mount, agents, this.#shutdown.signal);
+    const background = appBackgroundTurns(this.#parts, mount, this.#engine, (turn) => this.#track(turn));
     this.#background = background?.turns;
     this.#schedules = background?.schedules;
-    this.#routes = createRoutes(
-      {
-        name: this.name,
-        orchestratorName: instance.name,
-        agents: this.agentMetas,
-        ...(publishesGraph(instance) ? { graph: instance.view } : {}),
-        ...(this.#engine.agentStats ? { agentStats: this.#engine.agentStats } : {}),
-        sessions,
-        chat: (request) => this.#run(request),
-        resolveApproval: (resolution) => this.resolveApproval(resolution),
-        cancelTurn: (request) => this.cancelTurn(request),
-        sessionIdForKey: (key, tenantId) => sessionIdForKey(key, tenantId),
-        conversations: conversationIndex(memory, this.#options.sessionIdleTtlSeconds ?? 86_400),
-        sessionsOf: (tenantId) => this.#mounted().sessionsOf(tenantId),
-        events: this.events,
-        background: this.#background,
-        schedules: this.#schedules,
-        turnStatus: (sessionId, turnId, tenantId, userId) => {
-          if (this.#background) return this.#background.status(sessionId, turnId, tenantId, userId);
-          const view = this.#mounted().sessionsOf(tenantId);
-          const store = userId === undefined ? view : userSessions(view, userId);
-          return this.#mounted().readTurn(store, sessionId, turnId);
-        },
-        deleteSession: (sessionId, tenantId) => this.deleteSession(sessionId, tenantId),
-        deleteUser: (userId, tenantId) => this.deleteUser(userId, tenantId),
-        auth: this.#options.auth,
-        approvers: this.#options.approvers,
-        rateLimit: this.#options.rateLimit,
-        rateLimiter: this.#rateLimiter,
-        checkReady: () => this.#checkReady(),
-        isClosing: () => this.#closing !== undefined,
-        log: unexpectedErrorLog(this.logger),
-        logger: this.logger,
-        cors: this.#options.cors,
-        metrics: this.#metrics,
-        httpMetrics: recording ? new HttpMetrics(meter) : undefined,
-        usage: budgets && ((tenantId, sessionId, totals) => budgets.report(tenantId, sessionId, totals)),
-        config: this.config,
-      },
-      this.#options,
-    );
+    this.#routes = appRoutes(this, this.#parts, mount, {
+      engine: this.#engine,
+      background: this.#background,
+      schedules: this.#schedules,
+      run: (request) => this.#run(request),
+      checkReady: () => this.#checkReady(),
+      isClosing: () => this.#closing !== undefined,
+    });
     return this;
   }
 
@@ -385,17 +259,8 @@ export class App {
    * Deletes a session's messages, turns and session-scoped memory, waiting
    * for a running turn first. With a tenant, only that tenant's session.
    */
-  async deleteSession(sessionId: string, tenantId?: string): Promise<boolean> {
-    const { leaseTtlMs = 30_000, sessionWaitMs = 10_000 } = this.#options;
-    const sessions = tenantId === undefined ? this.sessions : tenantSessions(this.sessions, tenantId);
-    const lease = await sessions.acquireLease(sessionId, { ttlMs: leaseTtlMs, waitMs: sessionWaitMs });
-    try {
-      const existed = await sessions.delete(sessionId);
-      await this.memory.clear(memoryNamespace('session', { sessionId, tenantId }));
-      return existed;
-    } finally {
-      await Promise.resolve(lease.release()).catch(() => {});
-    }
+  deleteSession(sessionId: string, tenantId?: string): Promise<boolean> {
+    return deleteSessionData(this.sessions, this.memory, sessionId, tenantId, this.#options);
   }
 
   /**
@@ -403,14 +268,10 @@ export class App {
    * user started (with its session memory) and the user's memory. Resolves
    * to how many sessions were deleted.
    */
-  async deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }> {
-    const index = userSessionsNamespace(userId, tenantId);
-    const ids = ((await this.memory.get(index, 'ids')) as string[] | undefined) ?? [];
-    let deletedSessions = 0;
-    for (const sessionId of ids) if (await this.deleteSession(sessionId, tenantId)) deletedSessions += 1;
-    await this.memory.clear(memoryNamespace('user', { sessionId: '', userId, tenantId }));
-    await this.memory.clear(index);
-    return { deletedSessions };
+  deleteUser(userId: string, tenantId?: string): Promise<{ deletedSessions: number }> {
+    return deleteUserData(this.memory, userId, tenantId, (sessionId) =>
+      this.deleteSession(sessionId, tenantId),
+    );
   }
 
   /**
@@ -424,23 +285,7 @@ export class App {
   ): Promise<ServerHandle> {
     this.mount(orchestrator);
     await checkStoresAtStart(this.sessions, this.memory, this.logger);
-    const { server, address } = await new Promise<{
-      server: ReturnType<typeof serve>;
-      address: { port: number };
-    }>((resolve, reject) => {
-      const server = serve({ fetch: this.fetch, port, hostname: host }, (info) =>
-        resolve({ server, address: info }),
-      );
-      server.once('error', reject);
-    });
-    // A request Node cannot even parse (a non-numeric Content-Length, say) still gets the JSON error shape.
-    server.on('clientError', (_error: Error, socket: import('node:net').Socket) => {
-      if (!socket.writable) return;
-      const body = JSON.stringify({ error: { code: 'bad_request', message: 'Malformed HTTP request' } });
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-      );
-    });
+    const { url, port: listeningPort, stopListening } = await listen(this.fetch, port, host);
     if (this.#options.sweeper !== false) {
       const engine = this.#mounted();
       this.#sweeper = new TurnSweeper(
@@ -451,23 +296,7 @@ export class App {
       );
       this.#sweeper.start();
     }
-    const urlHost = host.includes(':') ? `[${host}]` : host;
-    const stopListening = () =>
-      new Promise<void>((resolve) => {
-        const closeIdle = () => (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-        // Keep-alive connections become idle only once their last response is sent.
-        const sweep = setInterval(closeIdle, 50);
-        server.close(() => {
-          clearInterval(sweep);
-          resolve();
-        });
-        closeIdle();
-      });
-    return {
-      url: `http://${urlHost}:${address.port}`,
-      port: address.port,
-      close: () => this.close(stopListening),
-    };
+    return { url, port: listeningPort, close: () => this.close(stopListening) };
   }
 
   /**
@@ -475,42 +304,25 @@ export class App {
    * aborts them), and closes the stores, tracing and agents (their `close`). Idempotent.
    */
   close(stopListening?: () => Promise<void>): Promise<void> {
-    this.#closing ??= (async () => {
-      const listening = stopListening?.();
-      // No new recoveries; one under way is a turn in flight like any other.
-      const sweeping = this.#sweeper?.stop();
-      // No new background jobs (a drain): those not taken stay queued for other replicas.
-      const draining = this.#background?.stop();
-      const { closeGraceMs = 10_000 } = this.#options;
-      const grace = setTimeout(() => this.#shutdown.abort(new ServerShutdownError()), closeGraceMs);
-      await sweeping;
-      const chatTurns =
-        this.#chatTurns === 0
-          ? undefined
-          : new Promise<void>((resolve) => {
-              this.#chatTurnsEnded = resolve;
-            });
-      await Promise.allSettled([...this.#inFlight, chatTurns, draining]);
-      clearTimeout(grace);
-      this.#engine?.close();
-      this.#configCache.close();
-      // Followers of turns' streams end now, or the server would wait for them to stop listening.
-      const events = this.events?.close?.();
-      await listening;
-      await Promise.allSettled([
-        this.sessions.close?.(),
-        this.memory.close?.(),
-        this.#rateLimiter.close?.(),
-        this.#options.budgetCounters?.close?.(),
-        this.#configStore.close?.(),
-        events,
-        this.#background?.close(this.#options.closeGraceMs),
-        this.#options.tracing?.shutdown(),
-        this.#metrics?.shutdown(),
-        // Their connections (MCP servers, say) are no longer needed once no turn runs.
-        ...this.agents.map((agent) => agent.close?.()),
-      ]);
-    })();
+    this.#closing ??= closeApp(
+      this.#parts,
+      {
+        options: this.#options,
+        agents: this.agents,
+        shutdown: this.#shutdown,
+        inFlight: this.#inFlight,
+        chatTurns: () =>
+          this.#chatTurns === 0
+            ? undefined
+            : new Promise<void>((resolve) => {
+                this.#chatTurnsEnded = resolve;
+              }),
+        sweeper: this.#sweeper,
+        engine: () => this.#engine,
+        background: () => this.#background,
+      },
+      stopListening,
+    );
     return this.#closing;
   }
 
@@ -554,14 +366,9 @@ export class App {
     return work;
   }
 
-  /** Throws unless the app can serve; resolves to the stores' warnings (see {@link storeWarnings}). */
+  /** Throws unless the app can serve; resolves to the stores' warnings (see {@link storesReady}). */
   async #checkReady(): Promise<readonly string[]> {
     if (this.#closing) throw new Error('The server is shutting down');
-    const [warnings] = await Promise.all([
-      storeWarnings(this.sessions, this.memory),
-      this.sessions.ping?.(),
-      this.memory.ping?.(),
-    ]);
-    return warnings;
+    return storesReady(this.sessions, this.memory);
   }
 }

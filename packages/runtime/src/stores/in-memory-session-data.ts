@@ -7,7 +7,7 @@
  */
 import type { MessageItem } from '@switchboard/core';
 import { isFinished, type TurnRecord } from '../turns/turn-record.js';
-import { type PackedSession, packSession, unpackSession } from './compact-records.js';
+import { type PackedSession, packSession, unpackSession } from './compact-session.js';
 import { freezeMessage } from './freeze.js';
 import type { SessionState } from './tenant-shares.js';
 

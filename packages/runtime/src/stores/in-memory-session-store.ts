@@ -1,23 +1,20 @@
 import {
-  ConfigurationError,
   type MessageItem,
   PendingApprovalsLimitError,
   SessionBusyError,
   type UserMessage,
 } from '@switchboard/core';
-import { z } from 'zod';
 import { isFinished, keepAliveUntil, type TurnRecord } from '../turns/turn-record.js';
 import { freezeMessage } from './freeze.js';
 import { historyPageOf } from './history-page.js';
+import { SessionHousekeeping } from './in-memory-housekeeping.js';
 import { InMemoryLeases } from './in-memory-leases.js';
+import { expand, messageCount, type SessionData, stateOf } from './in-memory-session-data.js';
+import { listSessionsOf } from './in-memory-session-list.js';
 import {
-  compact,
-  expand,
-  messageCount,
-  NOT_COMPACTABLE,
-  type SessionData,
-  stateOf,
-} from './in-memory-session-data.js';
+  checkInMemorySessionOptions,
+  type InMemorySessionStoreOptions,
+} from './in-memory-session-options.js';
 import { SealedPageCursors } from './page-cursor.js';
 import type {
   AppendOptions,
@@ -30,62 +27,10 @@ import type {
   SessionLease,
   SessionListPage,
   SessionStore,
-  SessionSummary,
 } from './session-store.js';
 import { type PlacedSession, TenantShares } from './tenant-shares.js';
 
-/** Options of {@link InMemorySessionStore}. */
-export interface InMemorySessionStoreOptions {
-  /** A session with no write for this long is forgotten (default 86 400, one day). */
-  idleTtlSeconds?: number;
-  /**
-   * The most sessions kept (default 10 000), shared fairly between tenants:
-   * past it, the tenant holding the most sessions (the one over its share of
-   * the cap, whoever wrote last) loses its least recently written one, so
-   * that one tenant filling the store forgets its own sessions, never
-   * another's. A session whose lease is held or whose turn is unfinished
-   * (running or awaiting approval) is never forgotten this way, but counts
-   * towards its tenant's share. Without auth, all sessions share one tenant.
-   */
-  maxSessions?: number;
-  /**
-   * The most sessions of one tenant (or, without auth, of the server) whose
-   * turn may wait for approval at once (default 1 000; a turn waiting on
-   * several calls counts once). Such a session is kept until its approvals
-   * are decided or expire (a day by default), so past this bound a new turn
-   * of the tenant is refused with `PendingApprovalsLimitError` (HTTP 429
-   * `too_many_pending_approvals`) rather than growing memory without bound.
-   */
-  maxPendingApprovalsPerTenant?: number;
-  /**
-   * A session with no write for this many seconds, whose last turn has
-   * ended, is kept compacted (default 30, longer than a person usually takes
-   * to answer; `false` keeps every session as objects). A compacted session is one string of its history in compact
-   * JSON instead of some eighty objects: under half the memory, and nothing
-   * for the garbage collector to walk. The next read or turn of the session
-   * unpacks it (some 30 µs of CPU for a 3-turn session, and compacting it
-   * again about as much: so the default leaves alone a conversation that is
-   * still going on). Idle sessions are
-   * found by a timer (every 5 s, or half this time when shorter) that walks
-   * the sessions in order of their last write and stops at the first recent
-   * one. What a
-   * compacted session holds reads back as JSON carries it, as from the Redis
-   * store (a `Date` in metadata becomes its ISO text); a session holding what
-   * JSON cannot (a BigInt, a cycle) is left as it is.
-   */
-  compactAfterSeconds?: number | false;
-}
-
-/** The longest pause between looks for idle sessions to compact. */
-const MAX_COMPACT_INTERVAL_MS = 5_000;
-/** Sessions compacted at most per timer tick, so that a tick stays short; the rest wait a few ms. */
-const COMPACTIONS_PER_TICK = 1000;
-
-/** A cursor of `listSessions`: the write number of the last session listed (sealed: it counts every tenant's writes). */
-const ListCursorSchema = z.number().int().nonnegative();
-
-/** The longest pause between sweeps of idle sessions. */
-const MAX_SWEEP_INTERVAL_MS = 60_000;
+export type { InMemorySessionStoreOptions } from './in-memory-session-options.js';
 
 /**
  * The embedded {@link SessionStore}: sessions live in this process's memory
@@ -122,13 +67,11 @@ export class InMemorySessionStore implements SessionStore {
   /** Per-tenant counts and eviction order. */
   readonly #shares = new TenantShares(() => this.#placedSessions());
   readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
-  #sweepTimer: ReturnType<typeof setInterval> | undefined;
   /** The session of the last write (already last in {@link #sessions}): a turn's writes move nothing. */
   #lastWritten: string | undefined;
   #writes = 0;
-  readonly #compactAfterMs: number | undefined;
-  #compactTimer: ReturnType<typeof setInterval> | undefined;
-  #compactRest: ReturnType<typeof setTimeout> | undefined;
+  /** The timers that forget expired sessions and compact idle ones. */
+  readonly #housekeeping: SessionHousekeeping;
 
   constructor({
     idleTtlSeconds = 86_400,
@@ -136,40 +79,24 @@ export class InMemorySessionStore implements SessionStore {
     maxPendingApprovalsPerTenant = 1_000,
     compactAfterSeconds = 30,
   }: InMemorySessionStoreOptions = {}) {
-    if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
-      throw new ConfigurationError({
-        message: `idleTtlSeconds must be a positive number of seconds, got ${idleTtlSeconds}`,
-      });
-    }
-    if (!Number.isSafeInteger(maxSessions) || maxSessions <= 0) {
-      throw new ConfigurationError({
-        message: `maxSessions must be a positive whole number, got ${maxSessions}`,
-      });
-    }
-    if (!Number.isSafeInteger(maxPendingApprovalsPerTenant) || maxPendingApprovalsPerTenant <= 0) {
-      throw new ConfigurationError({
-        message: `maxPendingApprovalsPerTenant must be a positive whole number, got ${maxPendingApprovalsPerTenant}`,
-      });
-    }
-    if (
-      compactAfterSeconds !== false &&
-      (!(compactAfterSeconds > 0) || !Number.isFinite(compactAfterSeconds))
-    ) {
-      throw new ConfigurationError({
-        message: `compactAfterSeconds must be a positive number of seconds or false, got ${compactAfterSeconds}`,
-      });
-    }
+    checkInMemorySessionOptions({
+      idleTtlSeconds,
+      maxSessions,
+      maxPendingApprovalsPerTenant,
+      compactAfterSeconds,
+    });
     this.#idleTtlMs = idleTtlSeconds * 1000;
     this.#maxSessions = maxSessions;
     this.#maxPendingApprovals = maxPendingApprovalsPerTenant;
-    this.#sweepTimer = setInterval(() => this.#sweep(), Math.min(this.#idleTtlMs, MAX_SWEEP_INTERVAL_MS));
-    this.#sweepTimer.unref();
-    if (compactAfterSeconds !== false) {
-      this.#compactAfterMs = compactAfterSeconds * 1000;
-      const tick = Math.max(Math.min(this.#compactAfterMs / 2, MAX_COMPACT_INTERVAL_MS), 50);
-      this.#compactTimer = setInterval(() => this.#compactIdle(), tick);
-      this.#compactTimer.unref();
-    }
+    this.#housekeeping = new SessionHousekeeping(
+      this.#sessions,
+      this.#leases,
+      (sessionId, session) => this.#forget(sessionId, session),
+      {
+        idleTtlMs: this.#idleTtlMs,
+        compactAfterMs: compactAfterSeconds === false ? undefined : compactAfterSeconds * 1000,
+      },
+    );
   }
 
   /**
@@ -232,23 +159,8 @@ export class InMemorySessionStore implements SessionStore {
    * moves to the front rather than repeating on a later page; sealed for
    * the tenant, as the number counts every tenant's writes.
    */
-  listSessions({ limit, cursor, tenant }: ListSessionsOptions): SessionListPage {
-    const before =
-      cursor === undefined ? Number.POSITIVE_INFINITY : this.#cursors.open(cursor, ListCursorSchema, tenant);
-    const entries = [...this.#sessions];
-    const now = Date.now();
-    const sessions: SessionSummary[] = [];
-    let lastListed = 0;
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const [sessionId, session] = entries[index] as [string, SessionData];
-      if (session.writeNumber >= before || session.tenant !== (tenant ?? null) || messageCount(session) === 0)
-        continue;
-      if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) continue;
-      if (sessions.length === limit) return { sessions, nextCursor: this.#cursors.seal(lastListed, tenant) };
-      sessions.push({ sessionId, lastActiveAt: session.lastActiveAt, messageCount: messageCount(session) });
-      lastListed = session.writeNumber;
-    }
-    return { sessions };
+  listSessions(options: ListSessionsOptions): SessionListPage {
+    return listSessionsOf(this.#sessions, this.#leases, this.#cursors, options);
   }
 
   /** The session's last turn (a copy). */
@@ -301,11 +213,7 @@ export class InMemorySessionStore implements SessionStore {
 
   /** Stops the sweep timer and rejects anyone still waiting for a lease. Stored sessions stay readable. */
   close(): void {
-    clearInterval(this.#sweepTimer);
-    this.#sweepTimer = undefined;
-    clearInterval(this.#compactTimer);
-    this.#compactTimer = undefined;
-    clearTimeout(this.#compactRest);
+    this.#housekeeping.close();
     this.#leases.close();
     this.#cancelListeners.clear();
   }
@@ -403,50 +311,16 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   /**
-   * Compacts the sessions idle for `compactAfterSeconds` whose last turn has
-   * ended and whose lease is free: walks the map from its least recently
-   * written entry and stops at the first recent one. At most
-   * {@link COMPACTIONS_PER_TICK} per call; the rest follow a few ms later.
-   */
-  #compactIdle(): void {
-    clearTimeout(this.#compactRest);
-    this.#compactRest = undefined;
-    const left = this.#compactUntil(Date.now() - (this.#compactAfterMs as number), COMPACTIONS_PER_TICK);
-    if (left === 0) {
-      this.#compactRest = setTimeout(() => this.#compactIdle(), 5);
-      this.#compactRest.unref();
-    }
-  }
-
-  /**
-   * Compacts, least recently written first, the sessions last written before
-   * `idleSince` (epoch ms) that can be: up to `budget` of them. Returns the
-   * budget left (0: it stopped early).
-   */
-  #compactUntil(idleSince: number, budget: number): number {
-    for (const [sessionId, session] of this.#sessions) {
-      if (session.lastActiveAt > idleSince) break;
-      if (
-        session.compacted !== undefined ||
-        session.compactedMessages === NOT_COMPACTABLE ||
-        this.#leases.isHeld(sessionId)
-      )
-        continue;
-      const last = session.turns[session.turns.length - 1];
-      if (last && !isFinished(last.status)) continue;
-      if (compact(session) && --budget === 0) break;
-    }
-    return budget;
-  }
-
-  /**
    * Compacts now every session that can be (its last turn has ended and its
    * lease is free), however recently written, as the timer does on its own
    * for sessions idle for `compactAfterSeconds`: before a heap snapshot,
    * say, or in a test. Returns how many sessions it compacted.
    */
   compactSessions(): number {
-    return Number.MAX_SAFE_INTEGER - this.#compactUntil(Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER);
+    return (
+      Number.MAX_SAFE_INTEGER -
+      this.#housekeeping.compactUntil(Number.POSITIVE_INFINITY, Number.MAX_SAFE_INTEGER)
+    );
   }
 
   /** How many sessions the store keeps, and how many of them are compacted. */
@@ -491,12 +365,5 @@ export class InMemorySessionStore implements SessionStore {
   *#placedSessions(): Iterable<PlacedSession> {
     for (const [sessionId, session] of this.#sessions)
       yield [sessionId, session.tenant ?? null, session.placed];
-  }
-
-  #sweep(): void {
-    const now = Date.now();
-    for (const [sessionId, session] of this.#sessions) {
-      if (session.expiresAt <= now && !this.#leases.isHeld(sessionId)) this.#forget(sessionId, session);
-    }
   }
 }

@@ -33,3 +33,12 @@ export async function checkStoresAtStart(
   }
   for (const warning of warnings) logger.warn(warning);
 }
+
+/**
+ * @internal The stores' part of `/readyz`: resolves to their warnings (see
+ * {@link storeWarnings}) once both answer a ping; rejects when one does not.
+ */
+export async function storesReady(sessions: SessionStore, memory: MemoryStore): Promise<readonly string[]> {
+  const [warnings] = await Promise.all([storeWarnings(sessions, memory), sessions.ping?.(), memory.ping?.()]);
+  return warnings;
+}
