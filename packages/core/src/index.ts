@@ -1,3 +1,4 @@
+export type { AgentLike } from './agent-like.js';
 export {
   type AgentStats,
   type AgentStatsTable,

@@ -7,6 +7,7 @@
  * @internal
  * @module
  */
+export { agentMetaOf } from './agent-like.js';
 export { traceContextSlot } from './context.js';
 export { describeError } from './errors/describe-error.js';
 export { validateDecision } from './orchestrator.js';

@@ -1,3 +1,4 @@
+import { type AgentLike, agentMetaOf } from './agent-like.js';
 import type { Conversation } from './conversation.js';
 import {
   ConfigurationError,
@@ -39,7 +40,12 @@ export interface Orchestrator {
 export interface OrchestratorOptions {
   name: string;
   description?: string;
-  agents: readonly AgentMeta[];
+  /**
+   * The agents it may route to: the agents themselves (the runtime's
+   * `Agent`s) or their metadata (`app.agentMetas`). It keeps their
+   * metadata as `agents` (see {@link AgentLike}).
+   */
+  agents: readonly AgentLike[];
 }
 
 /**
@@ -116,10 +122,14 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   }
 }
 
-function validateAgents(agents: readonly AgentMeta[], orchestrator: string): readonly AgentMeta[] {
-  if (!Array.isArray(agents)) {
+function validateAgents(given: readonly AgentLike[], orchestrator: string): readonly AgentMeta[] {
+  if (!Array.isArray(given)) {
     throw new ConfigurationError({ message: `Orchestrator '${orchestrator}' needs an agents array` });
   }
+  // Only the metadata is kept: a runtime agent's rule, schemas and run stay with the app that hosts it.
+  const agents = given.map(
+    (agent): AgentMeta => (typeof agent === 'object' && agent !== null ? agentMetaOf(agent) : agent),
+  );
   const seen = new Set<string>();
   for (const agent of agents) {
     const parsed = AgentMetaSchema.safeParse(agent);
@@ -143,7 +153,7 @@ function validateAgents(agents: readonly AgentMeta[], orchestrator: string): rea
     }
     seen.add(agent.name);
   }
-  return Object.freeze([...agents]);
+  return Object.freeze(agents);
 }
 
 function invalid(message: string): ErrorMessage {

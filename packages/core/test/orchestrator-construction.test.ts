@@ -1,5 +1,6 @@
-import { type AgentMeta, ConfigurationError, routeToUser } from '@switchboard/core';
+import { type AgentLike, type AgentMeta, ConfigurationError, routeToUser } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { AGENTS, ScriptedOrchestrator } from './fixtures.js';
 
 function construct(agents: unknown, name = 'router'): () => ScriptedOrchestrator {
@@ -102,6 +103,46 @@ describe('AbstractOrchestrator construction', () => {
         ),
     ).toThrow(/must be unique/);
     expect(decisions).toBe(0);
+  });
+
+  it('takes an agent with an approval rule, schemas and run, and keeps only its metadata', () => {
+    const refunds = {
+      name: 'refunds',
+      description: 'Refunds orders',
+      keywords: ['refund'],
+      requiresApproval: (call: { message: string }) => call.message.includes('000'),
+      input: z.object({ amount: z.number() }),
+      run: (message: string) => message,
+    };
+    const agents: AgentLike[] = [
+      refunds,
+      { name: 'clock', description: 'Tells the time', requiresApproval: false },
+    ];
+    const orchestrator = construct(agents)();
+    expect(orchestrator.agents).toEqual([
+      {
+        name: 'refunds',
+        description: 'Refunds orders',
+        keywords: ['refund'],
+        requiresApproval: true,
+        inputSchema: expect.objectContaining({ type: 'object', required: ['amount'] }),
+      },
+      { name: 'clock', description: 'Tells the time', requiresApproval: false },
+    ]);
+  });
+
+  it('keeps the metadata it is given as it is', () => {
+    const agents: AgentMeta[] = [
+      {
+        name: 'search',
+        description: 'Searches',
+        capabilities: ['web'],
+        metadata: { team: 'docs' },
+        inputSchema: { type: 'string' },
+        outputSchema: { type: 'string' },
+      },
+    ];
+    expect(construct(agents)().agents).toEqual(agents);
   });
 
   it('accepts names with letters, digits, underscores and hyphens up to 64 characters', () => {

@@ -30,6 +30,7 @@ const INTERNALS = [
   'holder',
   'metadata',
   // Shared with the runtime through `@switchboard/core/internal`, not for applications.
+  'agentMetaOf',
   'describeError',
   'traceContextSlot',
   'validateDecision',

@@ -1,6 +1,6 @@
 import {
   AbstractOrchestrator,
-  type AgentMeta,
+  type AgentLike,
   annotateStep,
   ConfigurationError,
   type Conversation,
@@ -37,7 +37,8 @@ export interface ConsensusOrchestratorOptions {
   /** Default `consensus`. */
   name?: string;
   description?: string;
-  agents: readonly AgentMeta[];
+  /** The agents it routes to: the agents themselves (`defineAgent`, `llmAgent`, …) or their metadata (`app.agentMetas`). */
+  agents: readonly AgentLike[];
   /** The agents asked, in order (ties go to the earlier one). Default: every agent. At least two. */
   voters?: readonly string[];
   /**

@@ -1,4 +1,4 @@
-import type { AgentMeta } from '@switchboard/core';
+import type { AgentLike } from '@switchboard/core';
 import type { z } from 'zod';
 import { checkGraph, type GraphDraft, graphView } from './graph-compile.js';
 import { GraphCompileError } from './graph-errors.js';
@@ -111,10 +111,10 @@ export class GraphBuilder<State extends GraphState> {
   /**
    * Checks the graph (one clear `GraphCompileError` per problem: an unknown
    * node, no entry, an unreachable node, an edge from the end, …) and
-   * returns it as an orchestrator. `agents` (e.g. `app.agentMetas`) lets it
-   * check the agents its agent nodes call.
+   * returns it as an orchestrator. `agents` (the app's agents, or their
+   * metadata: `app.agentMetas`) lets it check the agents its agent nodes call.
    */
-  compile({ agents }: { agents?: readonly AgentMeta[] } = {}): GraphOrchestrator {
+  compile({ agents }: { agents?: readonly AgentLike[] } = {}): GraphOrchestrator {
     const {
       name,
       description,

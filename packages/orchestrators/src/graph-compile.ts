@@ -1,4 +1,4 @@
-import type { AgentMeta } from '@switchboard/core';
+import type { AgentLike } from '@switchboard/core';
 import { GraphCompileError } from './graph-errors.js';
 import { END, type GraphNode, type GraphRoute, type GraphState, type GraphView } from './graph-types.js';
 
@@ -27,7 +27,7 @@ export interface CheckedGraph {
  * end, an edge or route naming an unknown node, an agent node whose agent
  * is not in `agents` (when given), a node unreachable from the entry.
  */
-export function checkGraph(draft: GraphDraft, agents: readonly AgentMeta[] | undefined): CheckedGraph {
+export function checkGraph(draft: GraphDraft, agents: readonly AgentLike[] | undefined): CheckedGraph {
   const graph = draft.name;
   const fail = (problem: string): never => {
     throw new GraphCompileError({ graph, problem });

@@ -1,6 +1,6 @@
 import {
   AbstractOrchestrator,
-  type AgentMeta,
+  type AgentLike,
   annotateStep,
   type Conversation,
   createId,
@@ -28,8 +28,8 @@ export interface GraphSettings {
   description?: string;
   checked: CheckedGraph;
   rules: StateRules;
-  /** The app's agents the agent nodes call. */
-  agents: readonly AgentMeta[];
+  /** The app's agents the agent nodes call (the agents, or their metadata). */
+  agents: readonly AgentLike[];
   input?: (message: string, state: GraphState) => unknown;
   respond?: (state: GraphState) => string;
   maxSteps: number;

@@ -1,4 +1,5 @@
 import {
+  type AgentLike,
   type AgentMeta,
   ConfigurationError,
   type ConfigView,
@@ -19,8 +20,12 @@ export interface KeywordOrchestratorOptions {
   /** Default `keyword`. */
   name?: string;
   description?: string;
-  /** The agents to route to, in priority order: on equal scores the earlier agent wins. */
-  agents: readonly AgentMeta[];
+  /**
+   * The agents to route to, in priority order: on equal scores the earlier
+   * agent wins. The agents themselves (`defineAgent`, `llmAgent`, …) or their
+   * metadata (`app.agentMetas`).
+   */
+  agents: readonly AgentLike[];
   /**
    * Keywords per agent name. An entry replaces that agent's own
    * `AgentMeta.keywords`; agents without an entry keep theirs. Naming an

@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import {
   AbstractOrchestrator,
-  type AgentMeta,
+  type AgentLike,
   ConfigurationError,
   type Conversation,
   currentUserMessage,
@@ -34,7 +34,8 @@ export interface LlmOrchestratorOptions extends LlmClientOptions {
   /** Default `llm`. */
   name?: string;
   description?: string;
-  agents: readonly AgentMeta[];
+  /** The agents it routes to: the agents themselves (`defineAgent`, `llmAgent`, …) or their metadata (`app.agentMetas`). */
+  agents: readonly AgentLike[];
   /** The routing model, e.g. `gpt-4o-mini`. It must support JSON-schema structured output. */
   model: string;
   /** Replaces the router's role description at the top of the system prompt. */

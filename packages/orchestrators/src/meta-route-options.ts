@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AgentMeta, Conversation } from '@switchboard/core';
+import type { AgentLike, Conversation } from '@switchboard/core';
 import type { LlmClientOptions } from '@switchboard/runtime';
 import type { MetaRouterPattern } from './meta-route-setup.js';
 import type { TaskType } from './meta-route-view.js';
@@ -35,7 +35,8 @@ export interface MetaRouterOptions extends LlmClientOptions {
   /** Default `meta`. */
   name?: string;
   description?: string;
-  agents: readonly AgentMeta[];
+  /** The agents it routes to: the agents themselves (`defineAgent`, `llmAgent`, …) or their metadata (`app.agentMetas`). */
+  agents: readonly AgentLike[];
   /** Without task types, every turn is the `general` task handled by the default pattern. */
   taskTypes?: readonly TaskType[];
   patterns: Readonly<Record<string, MetaRouterPattern>>;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AgentMeta } from '@switchboard/core';
+import type { AgentLike } from '@switchboard/core';
 import type { LlmClientOptions } from '@switchboard/runtime';
 
 /** Options of {@link PlanExecuteOrchestrator}. */
@@ -11,7 +11,8 @@ export interface PlanExecuteOrchestratorOptions extends LlmClientOptions {
   /** Default `plan-execute`. */
   name?: string;
   description?: string;
-  agents: readonly AgentMeta[];
+  /** The agents it routes to: the agents themselves (`defineAgent`, `llmAgent`, …) or their metadata (`app.agentMetas`). */
+  agents: readonly AgentLike[];
   /** The planning model, e.g. `gpt-4o-mini`. It must support JSON-schema structured output. */
   model: string;
   /** New plans per turn, after a failed step or a review that revised the plan. Default 2; a strategy profile's `maxReplans` wins. */

@@ -1,5 +1,5 @@
 import {
-  type AgentMeta,
+  type AgentLike,
   ConfigurationError,
   type Conversation,
   currentUserMessage,
@@ -16,8 +16,8 @@ export interface RoundRobinOrchestratorOptions {
   /** Default `round-robin`. */
   name?: string;
   description?: string;
-  /** The agents to take turns, in rotation order. */
-  agents: readonly AgentMeta[];
+  /** The agents to take turns, in rotation order: the agents themselves or their metadata (`app.agentMetas`). */
+  agents: readonly AgentLike[];
   /**
    * Where the counter lives: `app` (default) rotates across every session
    * and, with a shared store such as Redis, across every replica; `session`

@@ -1,6 +1,6 @@
 import {
   AbstractOrchestrator,
-  type AgentMeta,
+  type AgentLike,
   annotateStep,
   ConfigurationError,
   type Conversation,
@@ -17,7 +17,8 @@ export interface SequentialOrchestratorOptions {
   /** Default `sequential`. */
   name?: string;
   description?: string;
-  agents: readonly AgentMeta[];
+  /** The agents it routes to: the agents themselves (`defineAgent`, `llmAgent`, …) or their metadata (`app.agentMetas`). */
+  agents: readonly AgentLike[];
   /**
    * The agents' names in pipeline order; an agent may appear more than once.
    * Default: every agent, in declared order. Naming an unknown agent fails at

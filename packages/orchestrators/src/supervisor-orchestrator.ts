@@ -1,6 +1,6 @@
 import {
   AbstractOrchestrator,
-  type AgentMeta,
+  type AgentLike,
   annotateStep,
   ConfigurationError,
   type Conversation,
@@ -42,7 +42,8 @@ export interface SupervisorOrchestratorOptions extends LlmClientOptions {
   /** Default `supervisor`. */
   name?: string;
   description?: string;
-  agents: readonly AgentMeta[];
+  /** The agents it routes to: the agents themselves (`defineAgent`, `llmAgent`, …) or their metadata (`app.agentMetas`). */
+  agents: readonly AgentLike[];
   /** The supervising model, e.g. `gpt-4o-mini`. It must support JSON-schema structured output. */
   model: string;
   /** Rounds of fan-out per turn, the first included: the synthesis may ask for `maxRounds − 1` more. Default 2; a strategy profile's `maxRounds` wins. */

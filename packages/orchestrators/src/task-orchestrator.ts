@@ -1,4 +1,5 @@
 import {
+  type AgentLike,
   type AgentMeta,
   ConfigurationError,
   type Conversation,
@@ -31,7 +32,8 @@ export interface TaskOrchestratorOptions {
   /** Default `task`. */
   name?: string;
   description?: string;
-  agents: readonly AgentMeta[];
+  /** The agents it routes to: the agents themselves (`defineAgent`, `llmAgent`, …) or their metadata (`app.agentMetas`). */
+  agents: readonly AgentLike[];
   /** Task name → definition. On equal pattern scores the task declared first wins. */
   tasks: Readonly<Record<string, TaskDefinition>>;
   /** Replaces the rule-based identification, e.g. with a classifier backed by a language model. */

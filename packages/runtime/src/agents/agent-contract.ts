@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AgentMeta, Conversation, RequestContext, ToolCall } from '@switchboard/core';
+import type { AgentLike, Conversation, RequestContext, ToolCall } from '@switchboard/core';
 import type { z } from 'zod';
 import type { ApprovalRisk } from '../turns/turn-record.js';
 import type { AgentResume } from './agent-pause.js';
@@ -85,8 +85,12 @@ export type ApprovalRule = (
   context: RequestContext,
 ) => boolean | ApprovalRequirement | Promise<boolean | ApprovalRequirement>;
 
-/** An agent the runtime can host: its metadata plus `run`. */
-export interface Agent extends Omit<AgentMeta, 'requiresApproval'> {
+/**
+ * An agent the runtime can host: its metadata plus `run`. An
+ * {@link AgentLike}, so every orchestrator's `agents` option takes it as it
+ * is (keeping its metadata: `agentMeta(agent)`).
+ */
+export interface Agent extends AgentLike {
   /**
    * Overrides the app's per-agent timeout for this agent. A call is aborted
    * once it has run this long: never earlier, and late by at most a

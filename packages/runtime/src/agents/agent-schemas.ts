@@ -1,5 +1,5 @@
 import { AgentError, ValidationError } from '@switchboard/core';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { AgentContext, AgentReply, AgentReplyWithMetadata } from './agent-contract.js';
 
 /** An orchestrator's call that the agent's `input` schema refused: the agent never ran. */
@@ -117,14 +117,4 @@ function checkReply(
   }
   checkOutput(name, (reply as AgentReplyWithMetadata).content, output);
   return reply;
-}
-
-/** The JSON Schema of a zod schema, for the agents listing and the OpenAPI document (undefined when it has none). */
-export function jsonSchemaOf(schema: z.ZodType | undefined): Record<string, unknown> | undefined {
-  if (!schema) return undefined;
-  try {
-    return z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
 }

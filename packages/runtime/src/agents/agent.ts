@@ -1,6 +1,7 @@
-import { type AgentMeta, AgentMetaSchema, ConfigurationError } from '@switchboard/core';
+import { type AgentLike, type AgentMeta, AgentMetaSchema, ConfigurationError } from '@switchboard/core';
+import { agentMetaOf } from '@switchboard/core/internal';
 import type { Agent } from './agent-contract.js';
-import { jsonSchemaOf, withSchemas } from './agent-schemas.js';
+import { withSchemas } from './agent-schemas.js';
 
 // The contract's types stay importable from here, beside defineAgent.
 export type { Agent, AgentContext, AgentReply, AgentReplyWithMetadata } from './agent-contract.js';
@@ -59,26 +60,12 @@ export function defineAgent(definition: AgentDefinition): Agent {
   return { ...definition, run: withSchemas(definition.name, definition.run, input, output) };
 }
 
-/** The metadata of an agent, without its implementation: what an orchestrator is given. */
-export function agentMeta({
-  name,
-  description,
-  capabilities,
-  keywords,
-  requiresApproval,
-  metadata,
-  input,
-  output,
-}: Agent): AgentMeta {
-  const meta: AgentMeta = { name, description };
-  if (capabilities) meta.capabilities = capabilities;
-  if (keywords) meta.keywords = keywords;
-  // A rule may or may not ask for approval on a given call: orchestrators are told it may.
-  if (requiresApproval !== undefined) meta.requiresApproval = requiresApproval !== false;
-  if (metadata) meta.metadata = metadata;
-  const inputSchema = jsonSchemaOf(input);
-  if (inputSchema) meta.inputSchema = inputSchema;
-  const outputSchema = jsonSchemaOf(output);
-  if (outputSchema) meta.outputSchema = outputSchema;
-  return meta;
+/**
+ * The metadata of an agent, without its implementation (a rule for
+ * `requiresApproval` as `true`, its `input`/`output` schemas as JSON
+ * Schema). An orchestrator keeps the same of each agent it is given, so
+ * `new KeywordOrchestrator({ agents })` needs no `agents.map(agentMeta)`.
+ */
+export function agentMeta(agent: AgentLike): AgentMeta {
+  return agentMetaOf(agent);
 }

@@ -77,10 +77,10 @@ function agentsByName(
  * const research = orchestratorAgent({
  *   name: 'research',
  *   description: 'Finds and summarises sources',
- *   orchestrator: new LlmOrchestrator({ name: 'research-team', agents: [search, summarise].map(agentMeta) }),
+ *   orchestrator: new LlmOrchestrator({ name: 'research-team', agents: [search, summarise], model, client }),
  *   agents: [search, summarise],
  * });
- * app.mount(new KeywordOrchestrator({ name: 'front', agents: [research, billing].map(agentMeta) }));
+ * app.mount(new KeywordOrchestrator({ name: 'front', agents: [research, billing] }));
  * ```
  */
 export function orchestratorAgent({
