@@ -7,6 +7,7 @@ import { GraphOrchestrator } from './graph-orchestrator.js';
 import { StateRules } from './graph-state.js';
 import type {
   AgentNodeOptions,
+  END,
   FunctionNodeOptions,
   GraphNode,
   GraphRoute,
@@ -43,8 +44,27 @@ export interface StateGraphOptions<Schema extends z.ZodObject> {
 /**
  * Collects a graph's nodes and edges; {@link compile} checks it and returns
  * the orchestrator. Every method returns the builder.
+ *
+ * `Nodes` is the names of the nodes added so far, tracked by the type: each
+ * `node`, `agentNode`, `orchestratorNode` and `inputNode` adds its name, and
+ * `edge`, `conditionalEdge` and `entry` take only those (and `END` as a
+ * target), so a misspelt node name in an edge is a compile error. Add the
+ * nodes first, then the edges. A name only known at run time (a `string`)
+ * widens `Nodes` to `string`, and `compile()` still checks every name, with
+ * a {@link GraphCompileError} naming the unknown node and the nodes there
+ * are. A builder held in a variable that is reassigned (nodes added in a
+ * loop) is typed `GraphBuilder<State>`: any names.
+ *
+ * @example
+ * ```ts
+ * stateGraph({ name: 'pipeline', state: z.object({ text: z.string() }) })
+ *   .node('draft', (s) => ({ text: `${s.text}!` }))
+ *   .node('review', () => ({}))
+ *   .entry('draft')
+ *   .edge('draft', 'reveiw'); // compile error: 'reveiw' is not 'draft' | 'review'
+ * ```
  */
-export class GraphBuilder<State extends GraphState> {
+export class GraphBuilder<State extends GraphState, Nodes extends string = string> {
   readonly #options: StateGraphOptions<z.ZodObject>;
   readonly #draft: GraphDraft;
   #respond?: (state: Readonly<State>) => string;
@@ -55,49 +75,66 @@ export class GraphBuilder<State extends GraphState> {
     if (options.respond) this.#respond = options.respond as (state: Readonly<State>) => string;
   }
 
-  #add(node: GraphNode<State>): this {
+  #add<Name extends string>(node: GraphNode<State> & { name: Name }): GraphBuilder<State, Nodes | Name> {
     this.#draft.nodes.push(node as unknown as GraphNode<GraphState>);
     return this;
   }
 
   /** A function node: `(state, context) => update`, sync or async; it runs as an agent the graph hosts. */
-  node(name: string, run: NodeFunction<State>, options: FunctionNodeOptions<State> = {}): this {
+  node<Name extends string>(
+    name: Name,
+    run: NodeFunction<State>,
+    options: FunctionNodeOptions<State> = {},
+  ): GraphBuilder<State, Nodes | Name> {
     return this.#add({ ...options, kind: 'function', name, run });
   }
 
   /** A node that calls one of the app's agents with a task built from the state, and maps its reply to an update. */
-  agentNode(name: string, options: AgentNodeOptions<State>): this {
+  agentNode<Name extends string>(
+    name: Name,
+    options: AgentNodeOptions<State>,
+  ): GraphBuilder<State, Nodes | Name> {
     return this.#add({ ...options, kind: 'agent', name });
   }
 
   /** A node that runs a nested orchestrator with its agents (an orchestrator agent), its answer mapped to an update. */
-  orchestratorNode(name: string, options: OrchestratorNodeOptions<State>): this {
+  orchestratorNode<Name extends string>(
+    name: Name,
+    options: OrchestratorNodeOptions<State>,
+  ): GraphBuilder<State, Nodes | Name> {
     return this.#add({ ...options, kind: 'orchestrator', name });
   }
 
   /** A node that asks the user, ends the turn with the question, and resumes with the session's next message. */
-  inputNode(name: string, options: InputNodeOptions<State>): this {
+  inputNode<Name extends string>(
+    name: Name,
+    options: InputNodeOptions<State>,
+  ): GraphBuilder<State, Nodes | Name> {
     return this.#add({ ...options, kind: 'input', name });
   }
 
-  /** An edge; several targets (or several edges from one node) run as one parallel step. `END` ends the graph. */
-  edge(from: string, to: string | readonly string[]): this {
-    for (const target of typeof to === 'string' ? [to] : to) this.#draft.edges.push({ from, to: target });
+  /**
+   * An edge between nodes added before it; several targets (or several
+   * edges from one node) run as one parallel step. `END` ends the graph.
+   */
+  edge(from: Nodes, to: Nodes | typeof END | readonly (Nodes | typeof END)[]): this {
+    const targets: readonly string[] = typeof to === 'string' ? [to] : to;
+    for (const target of targets) this.#draft.edges.push({ from, to: target });
     return this;
   }
 
   /**
    * A conditional edge: `route(state)` picks the next node, several for a
-   * parallel step, or `END`; `targets` lists what it may pick (for the
-   * checks and the picture).
+   * parallel step, or `END`; `targets` lists what it may pick (nodes added
+   * before it, or `END`: for the checks and the picture).
    */
-  conditionalEdge(from: string, route: GraphRoute<State>, targets: readonly string[]): this {
+  conditionalEdge(from: Nodes, route: GraphRoute<State>, targets: readonly (Nodes | typeof END)[]): this {
     this.#draft.routes.push({ from, route: route as GraphRoute<GraphState>, targets });
     return this;
   }
 
-  /** The node the graph starts at. */
-  entry(name: string): this {
+  /** The node the graph starts at (one added before it). */
+  entry(name: Nodes): this {
     this.#draft.entry = name;
     return this;
   }
@@ -194,6 +231,6 @@ export class GraphBuilder<State extends GraphState> {
  */
 export function stateGraph<Schema extends z.ZodObject>(
   options: StateGraphOptions<Schema>,
-): GraphBuilder<z.infer<Schema> & GraphState> {
+): GraphBuilder<z.infer<Schema> & GraphState, never> {
   return new GraphBuilder(options as unknown as StateGraphOptions<z.ZodObject>);
 }

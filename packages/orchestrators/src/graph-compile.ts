@@ -43,8 +43,10 @@ export function checkGraph(draft: GraphDraft, agents: readonly AgentLike[] | und
   const entry = draft.entry as string;
   if (!nodes.has(entry))
     fail(`the entry '${entry}' is not a node (nodes: ${[...nodes.keys()].join(', ') || 'none'})`);
+  // The builder's type rejects unknown names it can see; names computed at run time are checked here.
   const known = (name: string, where: string) => {
-    if (name !== END && !nodes.has(name)) fail(`${where} names an unknown node '${name}'`);
+    if (name !== END && !nodes.has(name))
+      fail(`${where} names an unknown node '${name}' (nodes: ${[...nodes.keys()].join(', ')})`);
   };
   const edges = new Map<string, string[]>();
   for (const { from, to } of draft.edges) {

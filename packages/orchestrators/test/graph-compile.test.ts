@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { END, GraphCompileError, stateGraph } from '../src/index.js';
+import { END, type GraphBuilder, GraphCompileError, type GraphState, stateGraph } from '../src/index.js';
 
 const State = z.object({ text: z.string(), items: z.array(z.string()).default([]) });
 const base = () => stateGraph({ name: 'checked', state: State, input: (message) => ({ text: message }) });
@@ -21,24 +21,29 @@ describe('stateGraph compile()', () => {
     expect(compileError(() => base().node('a', noop).compile())).toBe(
       "Graph 'checked': it has no entry node: call .entry(name)",
     );
+    // Each misspelt name below is a type error too (see the next test): checked here as a name known at run time would be.
+    // @ts-expect-error 'b' is not a node
     expect(compileError(() => base().node('a', noop).entry('b').compile())).toBe(
       "Graph 'checked': the entry 'b' is not a node (nodes: a)",
     );
+    // @ts-expect-error 'ghost' is not a node
     expect(compileError(() => base().node('a', noop).entry('a').edge('a', 'ghost').compile())).toBe(
-      "Graph 'checked': the edge a → ghost names an unknown node 'ghost'",
+      "Graph 'checked': the edge a → ghost names an unknown node 'ghost' (nodes: a)",
     );
     expect(
       compileError(() =>
         base()
           .node('a', noop)
           .entry('a')
+          // @ts-expect-error 'b' is not a node
           .conditionalEdge('a', () => 'b', ['b'])
           .compile(),
       ),
-    ).toBe("Graph 'checked': the conditional edge from 'a' names an unknown node 'b'");
+    ).toBe("Graph 'checked': the conditional edge from 'a' names an unknown node 'b' (nodes: a)");
     expect(compileError(() => base().node('a', noop).node('b', noop).entry('a').compile())).toBe(
       "Graph 'checked': node 'b' is unreachable from the entry 'a'",
     );
+    // @ts-expect-error an edge leaves a node, never the end
     expect(compileError(() => base().node('a', noop).entry('a').edge(END, 'a').compile())).toBe(
       "Graph 'checked': an edge leaves the end (__end__ → a): nothing runs after the end",
     );
@@ -61,6 +66,52 @@ describe('stateGraph compile()', () => {
           .compile(),
       ),
     ).toContain("a reducer is given for 'missing', which the state does not have");
+  });
+
+  it('knows its node names: a misspelt one in an edge, a conditional edge or the entry does not type-check', () => {
+    const drafted = () => base().node('draft', noop).node('review', noop).entry('draft');
+    // @ts-expect-error 'reveiw' is not 'draft' | 'review'
+    const typo = () => drafted().edge('draft', 'reveiw');
+    expect(compileError(() => typo().compile())).toBe(
+      "Graph 'checked': the edge draft → reveiw names an unknown node 'reveiw' (nodes: draft, review)",
+    );
+    // @ts-expect-error nor is 'draf'
+    expect(compileError(() => drafted().edge('draf', 'review').compile())).toContain("unknown node 'draf'");
+    // @ts-expect-error one misspelt target among several
+    expect(compileError(() => drafted().edge('draft', ['review', 'reveiw']).compile())).toContain(
+      "unknown node 'reveiw'",
+    );
+    expect(
+      compileError(() =>
+        drafted()
+          // @ts-expect-error a conditional edge's targets too
+          .conditionalEdge('draft', () => 'review', ['reveiw', END])
+          .compile(),
+      ),
+    ).toContain("unknown node 'reveiw'");
+    // @ts-expect-error the entry too
+    expect(compileError(() => drafted().entry('drfat').compile())).toContain(
+      "the entry 'drfat' is not a node",
+    );
+    // @ts-expect-error the builder knows the nodes added before: nodes first, then the edges
+    base().entry('draft');
+    // The names it knows, and END as a target, type-check and compile.
+    const graph = drafted().edge('draft', ['review']).edge('review', END).compile();
+    expect(graph.view.edges).toEqual([
+      { from: 'draft', to: 'review' },
+      { from: 'review', to: END },
+    ]);
+  });
+
+  it('checks at compile() the names it only learns at run time', () => {
+    const names: string[] = ['draft', 'review'];
+    // Reassigned in a loop: typed for any names.
+    let graph: GraphBuilder<z.infer<typeof State> & GraphState> = base();
+    for (const name of names) graph = graph.node(name, noop);
+    graph.entry('draft').edge('draft', 'reveiw');
+    expect(compileError(() => graph.compile())).toBe(
+      "Graph 'checked': the edge draft → reveiw names an unknown node 'reveiw' (nodes: draft, review)",
+    );
   });
 
   it('draws the graph as Mermaid: node kinds, conditional edges dotted, approvals and a highlighted path', () => {
