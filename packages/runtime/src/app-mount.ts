@@ -152,7 +152,7 @@ export function appRoutes(
       background,
       schedules: mounted.schedules,
       turnStatus: (sessionId, turnId, tenantId, userId) => {
-        if (background) return background.status(sessionId, turnId, tenantId, userId);
+        if (background) return background.status(sessionId, turnId, { tenantId, userId });
         const view = engine.sessionsOf(tenantId);
         const store = userId === undefined ? view : userSessions(view, userId);
         return engine.readTurn(store, sessionId, turnId);

@@ -332,7 +332,7 @@ export class App {
     // Without callbacks nothing is looked up, and the turn's promise is the caller's as it was.
     if (!background?.callsBack) return turn;
     return turn.then((result) => {
-      this.#track(background.resumed(result, tenantId)).catch(() => {});
+      this.#track(background.resumed(result, { tenantId })).catch(() => {});
       return result;
     });
   }

@@ -79,6 +79,7 @@ export {
   type BackgroundOptions,
   BackgroundTurns,
   type CallbackDelivery,
+  type OwnerOptions,
   type QueuedTurnReceipt,
   type TurnProgress,
   type TurnStatusView,

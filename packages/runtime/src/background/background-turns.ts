@@ -14,6 +14,7 @@ import type { SessionStore } from '../stores/session-store.js';
 import type { BackgroundMetrics } from './background-metrics.js';
 import { type BackgroundRecord, BackgroundRecords } from './background-records.js';
 import { copyDefined } from './copy-defined.js';
+import { type OwnerOptions, ownerOf } from './owner-options.js';
 import type { QueuedTurn, QueueOutcome, TurnQueue } from './turn-queue.js';
 import {
   type QueuedTurnReceipt,
@@ -24,6 +25,7 @@ import {
   withQueuedAt,
 } from './turn-views.js';
 
+export type { OwnerOptions } from './owner-options.js';
 export type { QueuedTurnReceipt, TurnProgress, TurnStatusView } from './turn-views.js';
 export { turnIdForKey } from './turn-views.js';
 
@@ -108,8 +110,12 @@ export class BackgroundTurns {
    * a cancel): its result goes to the `callbackUrl` it was queued with, if
    * any. Not waited for by the caller; errors are logged.
    */
-  async resumed(result: TurnResult, tenantId: string | undefined): Promise<void> {
+  resumed(result: TurnResult, options?: OwnerOptions): Promise<void>;
+  /** @deprecated Pass the tenant as an option: `resumed(result, { tenantId })`; this form is removed in the next minor. */
+  resumed(result: TurnResult, tenantId: string | undefined): Promise<void>;
+  async resumed(result: TurnResult, options?: OwnerOptions | string): Promise<void> {
     if (!this.#parts.callbacks) return;
+    const { tenantId } = ownerOf(options, undefined);
     const record = await this.#records.get(tenantId, result.turnId);
     if (record?.callbackUrl && record.sessionId === result.sessionId)
       await this.#callBack(record.callbackUrl, result);
@@ -181,13 +187,30 @@ export class BackgroundTurns {
    * Where a turn stands: its stored record's result once it opened, else
    * its background record (queued, cancelled, failed before it opened).
    * Undefined when neither exists for this tenant (and user).
+   *
+   * @example
+   * ```ts
+   * const turn = await app.background?.status(sessionId, turnId, { tenantId: 'acme' });
+   * ```
    */
-  async status(
+  status(sessionId: string, turnId: string, options?: OwnerOptions): Promise<TurnStatusView | undefined>;
+  /**
+   * @deprecated Pass the tenant and user as options: `status(sessionId, turnId, { tenantId, userId })`;
+   * this form is removed in the next minor.
+   */
+  status(
     sessionId: string,
     turnId: string,
     tenantId: string | undefined,
     userId?: string,
+  ): Promise<TurnStatusView | undefined>;
+  async status(
+    sessionId: string,
+    turnId: string,
+    options?: OwnerOptions | string,
+    positionalUserId?: string,
   ): Promise<TurnStatusView | undefined> {
+    const { tenantId, userId } = ownerOf(options, positionalUserId);
     const sessions = this.#parts.sessionsOf(tenantId, userId);
     const [stored, record] = await Promise.all([
       this.#parts.readTurn(sessions, sessionId, turnId),
@@ -200,7 +223,11 @@ export class BackgroundTurns {
   }
 
   /** The tenant's latest background turns (a user's own with `userId`), newest first, as {@link status} reports each. */
-  async list(tenantId: string | undefined, userId?: string): Promise<TurnStatusView[]> {
+  list(options?: OwnerOptions): Promise<TurnStatusView[]>;
+  /** @deprecated Pass the tenant and user as options: `list({ tenantId, userId })`; this form is removed in the next minor. */
+  list(tenantId: string | undefined, userId?: string): Promise<TurnStatusView[]>;
+  async list(options?: OwnerOptions | string, positionalUserId?: string): Promise<TurnStatusView[]> {
+    const { tenantId, userId } = ownerOf(options, positionalUserId);
     const records = (await this.#records.list(tenantId)).filter(
       (record) => userId === undefined || record.userId === userId,
     );
@@ -225,12 +252,28 @@ export class BackgroundTurns {
    * Cancels a turn still queued: it will not run, and reads `interrupted`.
    * Undefined when it is not queued (it runs or ran: cancel it as any turn).
    */
-  async cancelQueued(
+  cancelQueued(
+    sessionId: string,
+    turnId: string,
+    options?: OwnerOptions,
+  ): Promise<TurnStatusView | undefined>;
+  /**
+   * @deprecated Pass the tenant and user as options: `cancelQueued(sessionId, turnId, { tenantId, userId })`;
+   * this form is removed in the next minor.
+   */
+  cancelQueued(
     sessionId: string,
     turnId: string,
     tenantId: string | undefined,
     userId?: string,
+  ): Promise<TurnStatusView | undefined>;
+  async cancelQueued(
+    sessionId: string,
+    turnId: string,
+    options?: OwnerOptions | string,
+    positionalUserId?: string,
   ): Promise<TurnStatusView | undefined> {
+    const { tenantId, userId } = ownerOf(options, positionalUserId);
     const mine = (record: BackgroundRecord) =>
       record.sessionId === sessionId && (userId === undefined || record.userId === userId);
     const record = await this.#records.change(tenantId, turnId, (current) =>

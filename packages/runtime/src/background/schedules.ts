@@ -13,6 +13,7 @@ import { CronExpressionParser } from 'cron-parser';
 import type { MemoryStore } from '../stores/memory-store.js';
 import { TooManySchedulesError } from './background-errors.js';
 import { copyDefined } from './copy-defined.js';
+import { type OwnerOptions, ownerOf } from './owner-options.js';
 import type { ScheduledTurn, ScheduleTiming, TurnQueue } from './turn-queue.js';
 
 /** What a new schedule runs, when, and for whom. */
@@ -112,7 +113,11 @@ export class Schedules {
   }
 
   /** The tenant's schedules (a user's own with `userId`), oldest first. */
-  async list(tenantId: string | undefined, userId?: string): Promise<ScheduleView[]> {
+  list(options?: OwnerOptions): Promise<ScheduleView[]>;
+  /** @deprecated Pass the tenant and user as options: `list({ tenantId, userId })`; this form is removed in the next minor. */
+  list(tenantId: string | undefined, userId?: string): Promise<ScheduleView[]>;
+  async list(options?: OwnerOptions | string, positionalUserId?: string): Promise<ScheduleView[]> {
+    const { tenantId, userId } = ownerOf(options, positionalUserId);
     const namespace = namespaceOf(tenantId);
     const ids = ((await this.#memory.get(namespace, LIST_KEY)) as string[] | undefined) ?? [];
     const views = await Promise.all(ids.map((id) => this.#memory.get(namespace, id)));
@@ -122,7 +127,14 @@ export class Schedules {
   }
 
   /** Stops and forgets a schedule; false when the tenant (or user) has none of that id. */
-  async delete(id: string, tenantId: string | undefined, userId?: string): Promise<boolean> {
+  delete(id: string, options?: OwnerOptions): Promise<boolean>;
+  /**
+   * @deprecated Pass the tenant and user as options: `delete(id, { tenantId, userId })`; this form is removed
+   * in the next minor.
+   */
+  delete(id: string, tenantId: string | undefined, userId?: string): Promise<boolean>;
+  async delete(id: string, options?: OwnerOptions | string, positionalUserId?: string): Promise<boolean> {
+    const { tenantId, userId } = ownerOf(options, positionalUserId);
     const view = (await this.#memory.get(namespaceOf(tenantId), id)) as ScheduleView | undefined;
     if (!view || (userId !== undefined && view.userId !== userId)) return false;
     await this.#queue.unschedule(queueId(tenantId, id));

@@ -69,12 +69,10 @@ export async function cancelQueuedTurn(
 ): Promise<TurnResult | undefined> {
   if (!backend.background) return undefined;
   requireScope(principal, 'chat');
-  const cancelled = await backend.background.cancelQueued(
-    sessionId,
-    turnId,
-    principal?.tenantId,
-    principal?.userId,
-  );
+  const cancelled = await backend.background.cancelQueued(sessionId, turnId, {
+    tenantId: principal?.tenantId,
+    userId: principal?.userId,
+  });
   if (!cancelled) return undefined;
   return { sessionId, turnId, reply: '', status: 'interrupted', steps: [] };
 }
@@ -109,7 +107,7 @@ export function mountTurnStatus(app: Hono, backend: ServerBackend): void {
         });
     }
     if (!backend.background) return c.json({ data: [] });
-    const turns = await backend.background.list(principal?.tenantId, principal?.userId);
+    const turns = await backend.background.list({ tenantId: principal?.tenantId, userId: principal?.userId });
     const data = wanted.length === 0 ? turns : turns.filter((turn) => wanted.includes(turn.status));
     return c.json({ data });
   });

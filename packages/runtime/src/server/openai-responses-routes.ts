@@ -256,12 +256,10 @@ export function responsesHandlers(
     principal: Principal | undefined,
     missing: () => Response,
   ): Promise<Response> => {
-    const view = await backend.background?.status(
-      turn.sessionId,
-      turn.turnId,
-      principal?.tenantId,
-      principal?.userId,
-    );
+    const view = await backend.background?.status(turn.sessionId, turn.turnId, {
+      tenantId: principal?.tenantId,
+      userId: principal?.userId,
+    });
     if (!view) return missing();
     const parts: ResponseParts = {
       ...responseIds(turn.sessionId, turn.turnId),

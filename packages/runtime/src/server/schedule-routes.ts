@@ -81,13 +81,15 @@ export function mountSchedules(
   app.get('/v1/schedules', async (c) => {
     const principal = principalOf(c);
     requireScope(principal, 'sessions:read');
-    return c.json({ data: await schedulesOf().list(principal?.tenantId, principal?.userId) });
+    return c.json({
+      data: await schedulesOf().list({ tenantId: principal?.tenantId, userId: principal?.userId }),
+    });
   });
   app.delete('/v1/schedules/:id', async (c) => {
     const principal = principalOf(c);
     requireScope(principal, 'chat');
     const id = parseOrThrow(TurnIdSchema, c.req.param('id'), 'schedule id');
-    if (!(await schedulesOf().delete(id, principal?.tenantId, principal?.userId)))
+    if (!(await schedulesOf().delete(id, { tenantId: principal?.tenantId, userId: principal?.userId })))
       throw new NotFoundError({ resource: 'Schedule', id });
     return c.body(null, 204);
   });

@@ -59,12 +59,10 @@ export function mountTurnEvents(
     const key: TurnLogKey = { tenantId: principal?.tenantId, sessionId, turnId };
     if (!record) {
       // A background turn not yet run: its stream opens now and starts with the turn.
-      const queued = await backend.background?.status(
-        sessionId,
-        turnId,
-        principal?.tenantId,
-        principal?.userId,
-      );
+      const queued = await backend.background?.status(sessionId, turnId, {
+        tenantId: principal?.tenantId,
+        userId: principal?.userId,
+      });
       if (after !== undefined || (queued?.status !== 'queued' && queued?.status !== 'running'))
         throw new NotFoundError({ resource: 'Turn', id: turnId });
       if (followers >= MAX_FOLLOWERS) return tooManyFollowers(c);
@@ -151,7 +149,10 @@ async function turnStart(
     if (record) return record;
     // Every second, whether it ended without running.
     if (check % 4 !== 0) continue;
-    const view = await backend.background?.status(key.sessionId, key.turnId, key.tenantId, userId);
+    const view = await backend.background?.status(key.sessionId, key.turnId, {
+      tenantId: key.tenantId,
+      userId,
+    });
     if (view?.status === 'queued' || view?.status === 'running') continue;
     const end: TurnEventBody = {
       type: 'turn-end',

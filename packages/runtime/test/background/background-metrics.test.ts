@@ -32,7 +32,7 @@ describe('metrics of background turns', () => {
     expect(cancel.status).toBe(200);
     release();
     for (let attempt = 0; attempt < 200; attempt += 1) {
-      const view = await app.background?.status(first.sessionId, first.turnId, undefined);
+      const view = await app.background?.status(first.sessionId, first.turnId);
       if (view?.status === 'completed') break;
       await sleep(10);
     }

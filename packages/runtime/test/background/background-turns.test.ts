@@ -265,6 +265,54 @@ describe('background turns, in memory', () => {
   });
 });
 
+describe('background turns in code', () => {
+  it('are read, listed and cancelled with the tenant and user as options', async () => {
+    const gated = gatedAgent();
+    const { app } = createApp({
+      agents: [gated.agent],
+      background: { queue: new InMemoryTurnQueue({ concurrency: 1 }) },
+    });
+    const ann = { tenantId: 't1', userId: 'ann' };
+    const first = await app.chat({ message: 'gated: first', background: true, ...ann });
+    const second = await app.chat({ message: 'gated: second', background: true, ...ann });
+    await until(
+      () => Promise.resolve(gated.runs.length),
+      (runs) => runs === 1,
+    );
+    const background = app.background;
+    if (!background) throw new Error('the app has background turns');
+    expect((await background.status(second.sessionId, second.turnId, ann))?.status).toBe('queued');
+    // Another tenant, another user of the tenant, or no tenant at all: not theirs.
+    expect(await background.status(second.sessionId, second.turnId, { tenantId: 't2' })).toBeUndefined();
+    expect(
+      await background.status(second.sessionId, second.turnId, { tenantId: 't1', userId: 'bob' }),
+    ).toBeUndefined();
+    expect(await background.status(second.sessionId, second.turnId)).toBeUndefined();
+    expect((await background.list({ tenantId: 't1' })).map((turn) => turn.turnId)).toEqual([
+      second.turnId,
+      first.turnId,
+    ]);
+    expect(await background.list({ tenantId: 't1', userId: 'bob' })).toEqual([]);
+    expect(await background.list()).toEqual([]);
+    expect(
+      await background.cancelQueued(second.sessionId, second.turnId, { tenantId: 't1', userId: 'bob' }),
+    ).toBeUndefined();
+    expect((await background.cancelQueued(second.sessionId, second.turnId, ann))?.status).toBe('interrupted');
+    // The deprecated positional form answers the same until the next minor.
+    expect((await background.status(second.sessionId, second.turnId, 't1', 'ann'))?.status).toBe(
+      'interrupted',
+    );
+    expect(await background.status(second.sessionId, second.turnId, 't1', 'bob')).toBeUndefined();
+    expect((await background.list('t1', 'ann')).map((turn) => turn.turnId)).toEqual([
+      second.turnId,
+      first.turnId,
+    ]);
+    gated.release();
+    await app.close();
+    expect(gated.runs).toEqual(['first']);
+  });
+});
+
 describe("a queued turn's stream", () => {
   it('opens at once and streams the turn from its start once it runs; a cancelled one ends interrupted', async () => {
     const gated = gatedAgent();

@@ -92,4 +92,21 @@ describe('schedules, in memory', () => {
     ).toBe(204);
     await app.close();
   });
+
+  it('are listed and deleted in code with the tenant and user as options', async () => {
+    const { app } = createApp({ agents: [echoAgent()] });
+    const schedules = app.schedules;
+    if (!schedules) throw new Error('the app has schedules');
+    const mine = await schedules.create({ message: 'echo: x', every: 60_000, tenantId: 't1', userId: 'ann' });
+    expect((await schedules.list({ tenantId: 't1' })).map((listed) => listed.id)).toEqual([mine.id]);
+    expect(await schedules.list({ tenantId: 't1', userId: 'bob' })).toEqual([]);
+    expect(await schedules.list()).toEqual([]);
+    expect(await schedules.delete(mine.id, { tenantId: 't2' })).toBe(false);
+    expect(await schedules.delete(mine.id, { tenantId: 't1', userId: 'bob' })).toBe(false);
+    // The deprecated positional form answers the same until the next minor.
+    expect((await schedules.list('t1', 'ann')).map((listed) => listed.id)).toEqual([mine.id]);
+    expect(await schedules.delete(mine.id, { tenantId: 't1', userId: 'ann' })).toBe(true);
+    expect(await schedules.list({ tenantId: 't1' })).toEqual([]);
+    await app.close();
+  });
 });
