@@ -4,6 +4,7 @@
  * this file is emptied in the next minor.
  * @module
  */
+import type { AgentLike } from '@switchboard/core';
 import type {
   ChatClient as RuntimeChatClient,
   LlmClientOptions as RuntimeLlmClientOptions,
@@ -30,3 +31,8 @@ export type ChatClient = RuntimeChatClient;
  * stops exporting it in the next minor.
  */
 export type LlmClientOptions = RuntimeLlmClientOptions;
+/**
+ * @deprecated A strategy takes an `AgentLike` from `@switchboard/core` (the agent, or its metadata), as every
+ * orchestrator does, and keeps its whole metadata; this alias is removed in the next minor.
+ */
+export type StrategyAgent = AgentLike;

@@ -80,7 +80,6 @@ export {
   bestOf,
   DEFAULT_STRATEGY_MODES,
   fallbackChain,
-  type StrategyAgent,
   type StrategyMode,
   type StrategyOptions,
   StrategyOrchestrator,

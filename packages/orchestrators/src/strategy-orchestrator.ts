@@ -1,6 +1,6 @@
 import {
   AbstractOrchestrator,
-  type AgentMeta,
+  type AgentLike,
   annotateStep,
   ConfigurationError,
   type Conversation,
@@ -33,9 +33,6 @@ export const DEFAULT_STRATEGY_MODES: Readonly<Record<string, StrategyMode>> = Ob
  * Default: any ok reply with text.
  */
 export type StrategyUntil = (reply: ToolMessage, conversation: Conversation) => boolean;
-
-/** An agent of a strategy: an `Agent` of the runtime, or its `AgentMeta`. */
-export type StrategyAgent = Pick<AgentMeta, 'name' | 'description' | 'capabilities' | 'keywords'>;
 
 /** Options of {@link fallbackChain} and {@link bestOf}. */
 export interface StrategyOptions {
@@ -75,11 +72,11 @@ export class StrategyOrchestrator extends AbstractOrchestrator {
 
   constructor(
     mode: StrategyMode,
-    agents: readonly StrategyAgent[],
+    agents: readonly AgentLike[],
     { name, description, until = SUCCEEDED, judge = 'priority', modes = {} }: StrategyOptions = {},
   ) {
     const label = name ?? (mode === 'best-of' ? 'best-of' : 'fallback-chain');
-    super({ name: label, description, agents: (agents ?? []).map(metaOf) });
+    super({ name: label, description, agents: (agents ?? []).map(checkedAgent) });
     const owner = `Strategy '${label}'`;
     this.order = this.agents.map((agent) => agent.name);
     if (this.order.length === 0)
@@ -248,13 +245,12 @@ export class StrategyOrchestrator extends AbstractOrchestrator {
   }
 }
 
-function metaOf(agent: StrategyAgent): AgentMeta {
+function checkedAgent(agent: AgentLike): AgentLike {
   if (typeof agent !== 'object' || agent === null || typeof agent.name !== 'string')
     throw new ConfigurationError({
       message: 'A strategy takes agents (or their AgentMeta: { name, description })',
     });
-  const { name, description, capabilities, keywords } = agent;
-  return { name, description, ...(capabilities ? { capabilities } : {}), ...(keywords ? { keywords } : {}) };
+  return agent;
 }
 
 /**
@@ -270,10 +266,7 @@ function metaOf(agent: StrategyAgent): AgentMeta {
  * app.mount(research); // or nest it: orchestratorAgent({ name: 'research', orchestrator: research, agents: [tool, rag, web], … })
  * ```
  */
-export function fallbackChain(
-  agents: readonly StrategyAgent[],
-  options?: StrategyOptions,
-): StrategyOrchestrator {
+export function fallbackChain(agents: readonly AgentLike[], options?: StrategyOptions): StrategyOrchestrator {
   return new StrategyOrchestrator('fallback', agents, options);
 }
 
@@ -289,6 +282,6 @@ export function fallbackChain(
  * const drafts = bestOf([formal, friendly], { judge: { model: 'gpt-4o-mini', apiKey: process.env.OPENAI_API_KEY } });
  * ```
  */
-export function bestOf(agents: readonly StrategyAgent[], options?: StrategyOptions): StrategyOrchestrator {
+export function bestOf(agents: readonly AgentLike[], options?: StrategyOptions): StrategyOrchestrator {
   return new StrategyOrchestrator('best-of', agents, options);
 }

@@ -11,7 +11,9 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  bestOf,
   ConsensusOrchestrator,
+  fallbackChain,
   KeywordOrchestrator,
   LlmOrchestrator,
   MetaRouter,
@@ -70,6 +72,8 @@ const builds: ReadonlyArray<readonly [string, (agents: readonly Agent[]) => Orch
     (agents) => new SequentialOrchestrator({ agents, pipeline: ['refunds', 'writer'] }),
   ],
   ['ConsensusOrchestrator', (agents) => new ConsensusOrchestrator({ agents, voters: ['refunds', 'writer'] })],
+  ['fallbackChain', (agents) => fallbackChain(agents)],
+  ['bestOf', (agents) => bestOf(agents)],
   [
     'stateGraph().compile',
     (agents) =>
