@@ -1,12 +1,10 @@
 import {
-  ConfigurationError,
   type MessageItem,
   SessionBusyError,
   StoreUnavailableError,
   type UserMessage,
 } from '@switchboard/core';
 import { keepAliveUntil, type TurnRecord } from '../../turns/turn-record.js';
-import { finishPage, pageRange, pageTurnRange } from '../history-page.js';
 import type {
   AppendOptions,
   HistoryPage,
@@ -19,57 +17,26 @@ import type {
   SessionListPage,
   SessionStore,
 } from '../session-store.js';
-import { APPEND_SESSION, OPEN_TURN, READ_PAGE } from './lua-scripts.js';
+import { APPEND_SESSION, OPEN_TURN } from './lua-scripts.js';
 import { decodeMessages, decodeTurn, decodeTurns, encodeMessageRecord, encodeTurnRecord } from './records.js';
-import { RedisConnection, type RedisSource, type RedisStoreOptions } from './redis-connection.js';
+import { RedisCancelChannel } from './redis-cancel-channel.js';
+import { RedisConnection, type RedisSource } from './redis-connection.js';
 import { checkEvictionPolicy } from './redis-eviction.js';
 import { type SessionKeys, sessionKeys } from './redis-keys.js';
 import { RedisLeases } from './redis-leases.js';
 import { DEFAULT_LIVENESS_TTL_MS, ReplicaLiveness } from './redis-liveness.js';
 import { RedisRunningIndex } from './redis-running-index.js';
 import { MAX_LISTED_SESSIONS, RedisSessionIndex } from './redis-session-index.js';
-import { type ChannelSubscription, subscribeChannel } from './redis-subscriber.js';
+import { checkRedisSessionOptions, type RedisSessionStoreOptions } from './redis-session-options.js';
+import { readSessionPage } from './redis-session-page.js';
 import { SessionWindowCache } from './window-cache.js';
+
+export type { RedisSessionStoreOptions } from './redis-session-options.js';
 
 // What the session scripts answer when another turn holds the session's lease.
 const LEASE_LOST = -1;
 // What the opening script answers when it was to take the lease and another replica holds it.
 const LEASE_BUSY = -2;
-/** The channel cancels are published on, under the key prefix. */
-const CANCEL_CHANNEL = 'cancels';
-
-/** Options of {@link RedisSessionStore}. */
-export interface RedisSessionStoreOptions extends RedisStoreOptions {
-  /** A session with no write for this long expires, in Redis, with all its keys (default 86 400, one day). */
-  idleTtlSeconds?: number;
-  /**
-   * How many characters of stored message text the store keeps in this
-   * process, over all sessions, to decode only what is new in the next window
-   * of a session (default 8 000 000, which with the decoded messages is some
-   * tens of MB at most; 0 turns the cache off).
-   */
-  windowCacheChars?: number;
-  /**
-   * Write messages and ended turns in the compact record format (default
-   * true): JSON arrays with times as numbers, under half the bytes of the
-   * `{ "v": 1, … }` records. This version reads both. Set it to false only
-   * while replicas of the previous version share the Redis (a rolling
-   * upgrade): they cannot read compact records.
-   */
-  compactRecords?: boolean;
-  /**
-   * How long this replica's liveness key lives without a refresh, in ms
-   * (default 1 200; refreshed every third of it). Leases name their replica,
-   * and a replica waiting for a session whose holder's key is gone takes the
-   * lease over: a crashed replica's sessions are served again within about
-   * this time plus one refresh interval, rather than the lease ttl. Costs one
-   * `SET` per refresh per replica. A replica whose event loop stalls longer
-   * than this may lose its sessions to others (its writes are then refused
-   * by the lease's token, and its turns stop): raise it where such stalls
-   * are expected.
-   */
-  livenessTtlMs?: number;
-}
 
 /**
  * A {@link SessionStore} in Redis, so that any number of server replicas can
@@ -126,8 +93,7 @@ export class RedisSessionStore implements SessionStore {
   readonly #running: RedisRunningIndex;
   readonly #compact: boolean;
   readonly #allowEviction: boolean;
-  readonly #cancelListeners = new Set<(sessionId: string, turnId: string | undefined) => void>();
-  #subscription: ChannelSubscription | undefined;
+  readonly #cancels: RedisCancelChannel;
 
   /**
    * @param source - an ioredis client (left open on `close()`), or a URL or ioredis options
@@ -145,16 +111,7 @@ export class RedisSessionStore implements SessionStore {
       allowEviction = false,
     }: RedisSessionStoreOptions = {},
   ) {
-    if (!(livenessTtlMs >= 30) || !Number.isFinite(livenessTtlMs)) {
-      throw new ConfigurationError({
-        message: `livenessTtlMs must be a number of milliseconds of at least 30, got ${livenessTtlMs}`,
-      });
-    }
-    if (!(idleTtlSeconds > 0) || !Number.isFinite(idleTtlSeconds)) {
-      throw new ConfigurationError({
-        message: `idleTtlSeconds must be a positive number of seconds, got ${idleTtlSeconds}`,
-      });
-    }
+    checkRedisSessionOptions({ livenessTtlMs, idleTtlSeconds });
     this.#keyPrefix = keyPrefix;
     this.#compact = compactRecords;
     this.#allowEviction = allowEviction;
@@ -169,6 +126,7 @@ export class RedisSessionStore implements SessionStore {
       this.#idleTtlMs,
       new ReplicaLiveness(this.#connection, keyPrefix, livenessTtlMs),
     );
+    this.#cancels = new RedisCancelChannel(this.#connection, keyPrefix);
   }
 
   /**
@@ -294,25 +252,7 @@ export class RedisSessionStore implements SessionStore {
    * the counts and the last turn, in one script), then its turns with another.
    */
   async readPage(sessionId: string, options: ReadPageOptions): Promise<HistoryPage> {
-    const keys = this.#keys(sessionId);
-    const limit = Math.max(1, Math.floor(options.limit));
-    const [total, turnCount, lastRaw, raws] = (await this.#connection.run(
-      'read a page of a session',
-      (client) => READ_PAGE.run(client, [keys.messages, keys.turns], [limit, options.before?.message ?? '']),
-    )) as [number, number, string, string[]];
-    const { start, lastTurn: lastIndex } = pageRange(total, turnCount, { ...options, limit });
-    const messages = decodeMessages(keys.messages, raws);
-    const lastTurn = lastRaw === '' ? undefined : decodeTurn(`${keys.turns} (last)`, lastRaw);
-    const { first, last } = pageTurnRange(messages, lastIndex);
-    let candidates: TurnRecord[] = [];
-    if (first === turnCount - 1 && last === first && lastTurn) candidates = [lastTurn];
-    else if (last >= first) {
-      const turnRaws = await this.#connection.run('read the turns of a page', (client) =>
-        client.lrange(keys.turns, first, last),
-      );
-      candidates = decodeTurns(keys.turns, turnRaws);
-    }
-    return finishPage(messages, candidates, { start, first, lastTurn });
+    return readSessionPage(this.#connection, this.#keys(sessionId), options);
   }
 
   /** The tenant's sessions, most recently active first (see {@link RedisSessionIndex.list}). */
@@ -377,11 +317,8 @@ export class RedisSessionStore implements SessionStore {
   }
 
   /** Publishes a cancel to every replica listening on this prefix. */
-  async publishCancel(sessionId: string, turnId?: string): Promise<void> {
-    const message = JSON.stringify({ sessionId, turnId });
-    await this.#connection.run('publish a cancel', (client) =>
-      client.publish(`${this.#keyPrefix}${CANCEL_CHANNEL}`, message),
-    );
+  publishCancel(sessionId: string, turnId?: string): Promise<void> {
+    return this.#cancels.publish(sessionId, turnId);
   }
 
   /**
@@ -390,15 +327,7 @@ export class RedisSessionStore implements SessionStore {
    * subscribes again after a reconnect.
    */
   onCancel(listener: (sessionId: string, turnId: string | undefined) => void): () => void {
-    this.#cancelListeners.add(listener);
-    this.#subscription ??= subscribeChannel(this.#connection.client, `${this.#keyPrefix}${CANCEL_CHANNEL}`, {
-      message: (text) => {
-        const cancel = parseCancel(text);
-        if (!cancel) return;
-        for (const each of this.#cancelListeners) each(cancel.sessionId, cancel.turnId);
-      },
-    });
-    return () => this.#cancelListeners.delete(listener);
+    return this.#cancels.listen(listener);
   }
 
   /** Throws `StoreUnavailableError` unless Redis answers and, after it refused a write, takes writes again. */
@@ -421,9 +350,7 @@ export class RedisSessionStore implements SessionStore {
    */
   async close(): Promise<void> {
     const leasesClosed = this.#leases.close();
-    this.#cancelListeners.clear();
-    this.#subscription?.close();
-    this.#subscription = undefined;
+    this.#cancels.close();
     await leasesClosed;
     await this.#connection.close();
   }
@@ -443,19 +370,6 @@ export class RedisSessionStore implements SessionStore {
     const kept = turn ? keepAliveUntil(turn) : undefined;
     if (kept === null) return -1;
     return kept === undefined ? idleTtlMs : Math.max(idleTtlMs, Math.ceil(kept - Date.now()));
-  }
-}
-
-function parseCancel(text: string): { sessionId: string; turnId?: string } | undefined {
-  try {
-    const value = JSON.parse(text) as { sessionId?: unknown; turnId?: unknown };
-    if (typeof value.sessionId !== 'string') return undefined;
-    return {
-      sessionId: value.sessionId,
-      turnId: typeof value.turnId === 'string' ? value.turnId : undefined,
-    };
-  } catch {
-    return undefined;
   }
 }
 
