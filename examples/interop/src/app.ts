@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { KeywordOrchestrator } from '@switchboard/orchestrators';
-import { type Agent, App, type AppOptions, agentMeta, defineAgent, llmAgent } from '@switchboard/runtime';
+import { type Agent, App, type AppOptions, defineAgent, llmAgent } from '@switchboard/runtime';
 import { mcpTools } from '@switchboard/runtime/mcp';
 
 /** What {@link buildApp} needs. */
@@ -44,7 +44,7 @@ export function buildApp({ model, apiKey, baseURL, remoteAgents = [], ...options
   const app = new App({ name: 'interop', agents, mcp: true, ...options });
   const orchestrator = new KeywordOrchestrator({
     name: 'keyword',
-    agents: agents.map(agentMeta),
+    agents,
     fallbackAgent: 'help',
   });
   return { app, orchestrator };

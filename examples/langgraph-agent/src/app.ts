@@ -1,5 +1,5 @@
 import { KeywordOrchestrator } from '@switchboard/orchestrators';
-import { App, type AppOptions, agentMeta, defineAgent } from '@switchboard/runtime';
+import { App, type AppOptions, defineAgent } from '@switchboard/runtime';
 import {
   langGraphAgent,
   memoryCheckpointBackend,
@@ -49,7 +49,7 @@ export function buildApp({ redis, ...options }: ReturnsAppOptions = {}) {
     ...(redis ? createRedisStores(redis.url, { keyPrefix }) : {}),
     ...options,
   });
-  const orchestrator = new KeywordOrchestrator({ agents: agents.map(agentMeta), fallbackAgent: 'hours' });
+  const orchestrator = new KeywordOrchestrator({ agents, fallbackAgent: 'hours' });
   /** Quits the checkpointer's Redis connection, after the app has closed. */
   const disconnect = async () => {
     await connection?.quit();
