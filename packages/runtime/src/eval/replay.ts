@@ -1,5 +1,5 @@
 import {
-  type AgentMeta,
+  type AgentLike,
   type Conversation,
   createId,
   type Decision,
@@ -49,7 +49,7 @@ export interface ReplayReport {
 /** Options of {@link replaySessions}. */
 export interface ReplayOptions {
   /** The agents the orchestrator knows, to construct an orchestrator class with. */
-  agents?: readonly AgentMeta[];
+  agents?: readonly AgentLike[];
   /** The name to construct an orchestrator class with (default `replay`). */
   name?: string;
   /** Earlier messages each decision sees besides its turn, as the engine's `historyWindow` (default 50). */
@@ -75,7 +75,7 @@ function recordedLabel(step: RouteStep): string {
 
 function instantiate(
   input: OrchestratorInput,
-  agents: readonly AgentMeta[] = [],
+  agents: readonly AgentLike[] = [],
   name = 'replay',
 ): Orchestrator {
   if (typeof input !== 'function') return input;
