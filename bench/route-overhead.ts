@@ -5,12 +5,14 @@
 // one process, and the median of the rounds' differences is reported.
 //   pnpm tsx bench/route-overhead.ts [requests per block=1000] [blocks=40]
 // BENCH_ROUTE_CONCURRENCY (default 32) requests in flight at once; BENCH_ROUTE_SIDE=route or honoChat runs that
-// side alone (to profile it: node --cpu-prof on the compiled .build/route-overhead.mjs with IPC).
+// side alone (to profile it: node --cpu-prof on the compiled .build/route-overhead.mjs with IPC);
+// BENCH_ROUTE_LOGGER=pino gives the route's app a pino logger at info (a line per request, to /dev/null).
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { App } from '@switchboard/runtime';
 import { Hono } from 'hono';
+import { pino } from 'pino';
 import { median } from './load.js';
 import { runChild } from './run-child.js';
 import { benchAgents, benchOrchestrator } from './servers/orchestrator.js';
@@ -25,7 +27,9 @@ interface RouteOverhead {
 type Listener = ReturnType<typeof getRequestListener>;
 
 function sides(): Record<'route' | 'honoChat', Listener> {
-  const own = new App({ name: 'bench', agents: benchAgents(), logger: () => {} });
+  // BENCH_ROUTE_LOGGER=pino: the route's app logs a line per request, as by default, to /dev/null.
+  const logger = process.env.BENCH_ROUTE_LOGGER === 'pino' ? pino(pino.destination('/dev/null')) : () => {};
+  const own = new App({ name: 'bench', agents: benchAgents(), logger });
   own.mount(benchOrchestrator(own));
   const plain = new App({ name: 'bench', agents: benchAgents(), logger: () => {} });
   plain.mount(benchOrchestrator(plain));

@@ -11,7 +11,6 @@ import {
   ServerShutdownError,
   ValidationError,
 } from '@switchboard/core';
-import type { Hono } from 'hono';
 import type { AppOptions, ChatInput, OrchestratorInput, ServerHandle, StartOptions } from './app-options.js';
 
 export type {
@@ -56,7 +55,7 @@ import { isPromiseLike } from './promise-like.js';
 import { clientAddressOf } from './server/client-address.js';
 import { checkCorsOptions } from './server/cors.js';
 import { unexpectedErrorLog } from './server/request-log.js';
-import { createRoutes } from './server/routes.js';
+import { createRoutes, type RoutesFetch } from './server/routes.js';
 import { InMemoryMemoryStore } from './stores/in-memory-memory-store.js';
 import { InMemorySessionStore } from './stores/in-memory-session-store.js';
 import { InMemoryTurnEventLog } from './stores/in-memory-turn-event-log.js';
@@ -129,7 +128,7 @@ export class App {
   readonly #rateLimiter: RateLimiter;
   readonly #metrics: AppMetrics | undefined;
   #engine?: TurnEngine;
-  #routes?: Hono;
+  #routes?: RoutesFetch;
   #orchestrator?: Orchestrator;
   #closing?: Promise<void>;
   #sweeper?: TurnSweeper;
@@ -293,7 +292,7 @@ export class App {
       throw new ConfigurationError({
         message: `App '${this.name}' has no orchestrator: call mount() or start() first`,
       });
-    return this.#routes.fetch(request, env);
+    return this.#routes(request, env);
   };
 
   /** Sends a request to the HTTP API in-process, like Hono's `app.request()`. */
