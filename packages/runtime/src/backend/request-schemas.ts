@@ -6,11 +6,20 @@
  */
 import { z } from 'zod';
 
+const SESSION_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+/** `.` and `..`: no URL can address them. */
+const isDotSegment = (id: string) => id === '.' || id === '..';
+
 /** Session ids: 1–128 letters, digits, `_`, `-`, `.` or `:`. */
 export const SessionIdSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'sessionId must be 1-128 characters: letters, digits, _ - . :')
-  .refine((id) => id !== '.' && id !== '..', 'sessionId must not be . or .. (no URL can address it)');
+  .regex(SESSION_ID, 'sessionId must be 1-128 characters: letters, digits, _ - . :')
+  .refine((id) => !isDotSegment(id), 'sessionId must not be . or .. (no URL can address it)');
+
+/** Whether {@link SessionIdSchema} accepts `value`, without building its result (for a route's fast path). */
+export function isSessionId(value: unknown): value is string {
+  return typeof value === 'string' && SESSION_ID.test(value) && !isDotSegment(value);
+}
 
 /** Turn and approval ids in a path: 1–128 letters, digits, `_`, `-`, `.` or `:`. */
 export const TurnIdSchema = z

@@ -44,6 +44,7 @@ import { mountSchedules, scheduleRequestSchema } from './schedule-routes.js';
 import {
   ApprovalRequestSchema,
   chatRequestSchema,
+  commonChatRequest,
   IdempotencyKeySchema,
   SessionIdSchema,
   TurnIdSchema,
@@ -213,7 +214,8 @@ export function createRoutes(
   };
   const chat = async (c: Context): Promise<Response> => {
     if (backend.isClosing()) return errorResponse(c, 503, 'shutting_down', 'The server is shutting down');
-    const body = parseOrThrow(ChatRequest, parseJsonBody(await c.req.text()), 'chat request');
+    const json = parseJsonBody(await c.req.text());
+    const body = commonChatRequest(json, maxMessageLength) ?? parseOrThrow(ChatRequest, json, 'chat request');
     const keyHeader = c.req.header('idempotency-key');
     const idempotencyKey =
       keyHeader === undefined
