@@ -16,7 +16,6 @@ import {
   ServerShutdownError,
   ValidationError,
 } from '@switchboard/core';
-import type { Hono } from 'hono';
 import { type Agent, agentMeta } from './agents/agent.js';
 import { agentsByName, agentsRoutedBy, orchestratorOf } from './app-agents.js';
 import { closeApp } from './app-close.js';
@@ -40,6 +39,7 @@ import { TurnSweeper } from './engine/turn-sweeper.js';
 import type { Logger } from './logging/logger.js';
 import { isPromiseLike } from './promise-like.js';
 import { listen } from './server/node-listener.js';
+import type { RoutesFetch } from './server/routes.js';
 import type { MemoryStore } from './stores/memory-store.js';
 import { deleteSessionData, deleteUserData } from './stores/session-deletion.js';
 import type { SessionStore } from './stores/session-store.js';
@@ -93,7 +93,7 @@ export class App {
   #chatTurnsEnded: (() => void) | undefined;
   readonly #shutdown = new AbortController();
   #engine?: TurnEngine;
-  #routes?: Hono;
+  #routes?: RoutesFetch;
   #orchestrator?: Orchestrator;
   #closing?: Promise<void>;
   #sweeper?: TurnSweeper;
@@ -167,7 +167,7 @@ export class App {
       throw new ConfigurationError({
         message: `App '${this.name}' has no orchestrator: call mount() or start() first`,
       });
-    return this.#routes.fetch(request, env);
+    return this.#routes(request, env);
   };
 
   /** Sends a request to the HTTP API in-process, like Hono's `app.request()`. */

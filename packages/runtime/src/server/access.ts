@@ -5,6 +5,7 @@ import type { RateLimiter } from '../stores/rate-limiter.js';
 import { DEFAULT_PUBLIC_ROUTES, isPublicRoute } from './auth.js';
 import { clientAddressOf } from './client-address.js';
 import { errorResponse } from './http-errors.js';
+import { noteRequest } from './request-log.js';
 
 /**
  * The app's rate limits. Turns and requests are counted per API key; failed
@@ -171,6 +172,7 @@ export function accessControl(
       );
     }
     (c as WithAccess).set('principal', principal);
+    noteRequest(c, { principal });
     const limit = principal.requestsPerMinute ?? rateLimit.requestsPerMinute;
     if (limit === undefined) return next();
     const bucket = `${principal.tenantId}\n${principal.keyName ?? ''}`;

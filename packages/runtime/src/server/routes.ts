@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import {
   CallDepthExceededError,
   ConfigurationError,
@@ -31,7 +32,14 @@ import { type McpOptions, mountMcp } from './mcp-mount.js';
 import { mountOpenAiRoutes } from './openai-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { protocolErrorShapes } from './protocol-error-shapes.js';
-import { clientClosedResponse, isClientClosed, noteRequest, requestIdOf, requestLog } from './request-log.js';
+import {
+  clientClosedResponse,
+  isClientClosed,
+  jsonAnswer,
+  loggedFetch,
+  noteRequest,
+  requestIdOf,
+} from './request-log.js';
 import { mountSchedules, scheduleRequestSchema } from './schedule-routes.js';
 import {
   ApprovalRequestSchema,
@@ -105,7 +113,10 @@ function jsonRpcPathsOf(a2a: boolean | A2aOptions, mcp: boolean | McpOptions): s
   return paths;
 }
 
-/** Builds the Hono app serving the Switchboard HTTP API. */
+/** Serves a request with the Switchboard HTTP API (`env`: the server's bindings, e.g. `@hono/node-server`'s). */
+export type RoutesFetch = (request: Request, env?: object) => Response | Promise<Response>;
+
+/** Builds the Hono app serving the Switchboard HTTP API, behind its request log. */
 export function createRoutes(
   unchecked: HttpBackend,
   {
@@ -124,7 +135,7 @@ export function createRoutes(
     a2a?: boolean | A2aOptions;
     mcp?: boolean | McpOptions;
   } = {},
-) {
+): RoutesFetch {
   // Every surface below goes through the same checks of what the caller's key may do.
   const backend = unchecked.auth ? withAccessChecks(unchecked, unchecked.approvers) : unchecked;
   const ChatRequest = chatRequestSchema(maxMessageLength);
@@ -149,11 +160,11 @@ export function createRoutes(
       ? clientClosedResponse()
       : handleError(error, c, backend.log, exposeErrorDetails),
   );
-  // First, so that every answer is logged and carries x-request-id; CORS before auth, as preflights carry no key.
-  app.use('*', requestLog(backend.logger, backend.httpMetrics));
+  // Every answer is logged and carries x-request-id: the request log wraps the routes (see the end).
   // Only on the routes that answer in another protocol's shape: every other request skips a middleware layer.
   const shapes = protocolErrorShapes(jsonRpcPathsOf(a2a, mcp));
   for (const path of [...jsonRpcPathsOf(a2a, mcp), ...OPENAI_PATHS]) app.use(path, shapes);
+  // CORS before auth, as preflights carry no key.
   if (backend.cors) app.use('*', corsMiddleware(backend.cors));
   // Before auth: the console's page and files hold no data; the API calls it makes carry the key.
   const consoleRoutes = consoleOption
@@ -231,7 +242,7 @@ export function createRoutes(
     const watch = body.onDisconnect === 'cancel' ? cancelOnDisconnect(c, request) : undefined;
     if (!wantsStream(c, body.stream)) {
       const result = backend.chat(watch ? { ...request, onEvent: watch } : request);
-      return c.json(noteRequest(c, isPromiseLike(result) ? await result : result));
+      return jsonAnswer(c, noteRequest(c, isPromiseLike(result) ? await result : result));
     }
     return streamTurn(
       c,
@@ -372,14 +383,21 @@ export function createRoutes(
     ...mcpRoutes,
     ...configRoutes,
   });
-  return app;
+  return loggedFetch(app, backend.logger, backend.httpMetrics);
 }
 
-/** The methods each route answers; any other gets 405 with `Allow` (registered after every route). */
+/**
+ * The methods each route answers; any other gets 405 with `Allow`. Each is
+ * registered for the methods Node's HTTP server accepts, other than the
+ * route's own, rather than for every method: a request then matches only its
+ * own route, which Hono calls directly (see `loggedFetch`).
+ */
 export function refuseOtherMethods(app: Hono, routes: Readonly<Record<string, readonly string[]>>): void {
   for (const [path, methods] of Object.entries(routes)) {
     const allow = methods.join(', ');
-    app.all(path, (c) => {
+    // HEAD is answered as GET, by Hono.
+    const others = METHODS.filter((method) => !methods.includes(method) && method !== 'HEAD');
+    app.on(others, path, (c) => {
       c.header('Allow', allow);
       return errorResponse(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use ${allow}`);
     });

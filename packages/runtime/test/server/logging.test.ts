@@ -192,6 +192,18 @@ describe('one line per request', () => {
     ]);
   });
 
+  it('echoes x-request-id through app.fetch on every surface, the MCP endpoint too, and logs it', async () => {
+    const { app, logs } = logged({ agents: [echoAgent()], mcp: true });
+    const headers = { 'x-request-id': 'mcp-req-1', accept: 'application/json, text/event-stream' };
+    const listed = await app.request(
+      '/mcp',
+      postJson({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers),
+    );
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get('x-request-id')).toBe('mcp-req-1');
+    expect(requestLines(logs)).toEqual([expect.objectContaining({ route: '/mcp', requestId: 'mcp-req-1' })]);
+  });
+
   it('logs a streamed request once, when its stream ends, with the whole duration', async () => {
     const { app, logs } = logged({ agents: [streamingAgent('streamer')] });
     const response = await app.request(
