@@ -33,6 +33,9 @@ interface TurnLog {
   waiters: Set<() => void> | undefined;
 }
 
+/** A dropped log's events: none (shared, never written to: a dropped log is never appended to). */
+const NO_EVENTS: TurnEvent[] = [];
+
 const keyOf = ({ tenantId, sessionId, turnId }: TurnLogKey) => `${tenantId ?? ''}\n${sessionId}\n${turnId}`;
 
 /**
@@ -201,6 +204,8 @@ export class InMemoryTurnEventLog implements TurnEventLog {
     this.#logs.delete(id);
     log.gone = true;
     this.#total -= log.events.length;
+    // The queue holds a dropped log until its head passes it: its events go now.
+    log.events = NO_EVENTS;
     if (log === this.#lastLog) {
       this.#lastKey = undefined;
       this.#lastLog = undefined;

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TurnEvent } from '../../src/engine/events.js';
 import { RedisTurnEventLog } from '../../src/redis.js';
@@ -267,5 +269,27 @@ describe('the in-memory turn event log', () => {
     }
     const last = await log.replay(keys[9] as TurnLogKey, undefined);
     expect(last.kind === 'events' && last.events.length).toBe(5);
+  });
+
+  it("lets go of a dropped turn's events at once, not when its queue next compacts", async () => {
+    // A full collection on demand, as `node --expose-gc` gives one.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const log = new InMemoryTurnEventLog({ maxEvents: 10 });
+    const first: TurnLogKey = { tenantId: undefined, sessionId: 'ses_first', turnId: 'turn_first' };
+    let dropped: WeakRef<TurnEvent> | undefined;
+    for (const event of events(first, 1000, 5)) {
+      dropped ??= new WeakRef(event);
+      log.append(first, event);
+    }
+    // Later turns push the first one out of the log.
+    for (let index = 0; index < 5; index++) {
+      const key = { tenantId: undefined, sessionId: `ses_${index}`, turnId: `turn_${index}` };
+      for (const event of events(key, 1000, 5)) log.append(key, event);
+    }
+    expect((await log.replay(first, undefined)).kind).toBe('missing');
+    await new Promise((resolve) => setImmediate(resolve));
+    collect();
+    expect(dropped?.deref()).toBeUndefined();
   });
 });
