@@ -18,6 +18,8 @@ interface RequestNotes {
   echoed?: boolean;
   /** Set while a streamed response is still being written: the line waits for its end. */
   held?: boolean;
+  /** The route the line names, when no route of the router answered (see {@link noteRoute}). */
+  route?: { pattern: string; params: Readonly<Record<string, string>> };
   /** The line, once the response is answered while it is held. */
   write?: () => void;
 }
@@ -75,6 +77,16 @@ export function noteRequest<T extends RequestFacts>(c: Context, facts: T): T {
     if (facts.principal !== undefined) notes.principal = facts.principal;
   }
   return facts;
+}
+
+/**
+ * Names the route of a request that no route of the router answered (a 405
+ * for another method of a known path), with its path parameters, for the
+ * request's line and metrics.
+ */
+export function noteRoute(c: Context, pattern: string, params: Readonly<Record<string, string>>): void {
+  const notes = notesOf(c);
+  if (notes) notes.route = { pattern, params };
 }
 
 /**
@@ -185,7 +197,9 @@ function writeLine(
   // With its line dropped and no metrics, nothing needs the route or the duration.
   if (!logged && !metrics) return;
   const durationMs = performance.now() - startedAt;
-  const { route, parameter } = routeOf(hono, request, bindings);
+  const { route, parameter } = notes.route
+    ? { route: notes.route.pattern, parameter: (name: string) => notes.route?.params[name] }
+    : routeOf(hono, request, bindings);
   metrics?.requestEnded(request.method, route, status, durationMs / 1000);
   if (!logged) return;
   const { principal } = notes;

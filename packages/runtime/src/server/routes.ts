@@ -1,4 +1,3 @@
-import { METHODS } from 'node:http';
 import {
   CallDepthExceededError,
   ConfigurationError,
@@ -20,6 +19,7 @@ import { isPromiseLike } from '../promise-like.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import { mountA2a } from './a2a-mount.js';
 import { accessControl, principalOf, type RateLimitOptions } from './access.js';
+import { type AllowedMethods, allowedMethods } from './allowed-methods.js';
 import { cancelQueuedTurn, mountTurnStatus, queueTurn } from './background-routes.js';
 import { bodyLimited } from './body-limits.js';
 import { mountConfigRoutes } from './config-routes.js';
@@ -38,6 +38,7 @@ import {
   jsonAnswer,
   loggedFetch,
   noteRequest,
+  noteRoute,
   requestIdOf,
 } from './request-log.js';
 import { mountSchedules, scheduleRequestSchema } from './schedule-routes.js';
@@ -171,7 +172,19 @@ export function createRoutes(
     ? mountConsole(app, { title: backend.name, ...(consoleOption === true ? {} : consoleOption) })
     : {};
   if (backend.auth) app.use('*', accessControl(backend.auth, backend));
-  app.notFound((c) => errorResponse(c, 404, 'not_found', `No route for ${c.req.method} ${c.req.path}`));
+  // Set once every route is known (below): a known path asked with another method gets 405 with `Allow`.
+  let allowed: AllowedMethods = () => undefined;
+  app.notFound((c) => {
+    const { method, path } = c.req;
+    const found = allowed(path);
+    // HEAD is answered as GET, by Hono; a route that asked for the 404 itself keeps it.
+    if (found === undefined || method === 'HEAD' || found.methods.includes(method))
+      return errorResponse(c, 404, 'not_found', `No route for ${method} ${path}`);
+    noteRoute(c, found.route, found.params);
+    const allow = found.methods.join(', ');
+    c.header('Allow', allow);
+    return errorResponse(c, 405, 'method_not_allowed', `${method} is not allowed here; use ${allow}`);
+  });
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
@@ -360,7 +373,7 @@ export function createRoutes(
   const configRoutes = backend.config ? mountConfigRoutes(app, backend.config, limited) : {};
 
   // Last: only methods no route above answered reach these.
-  refuseOtherMethods(app, {
+  allowed = allowedMethods({
     '/v1/chat': ['POST'],
     '/v1/chat/completions': ['POST'],
     '/v1/models': ['GET'],
@@ -384,22 +397,4 @@ export function createRoutes(
     ...configRoutes,
   });
   return loggedFetch(app, backend.logger, backend.httpMetrics);
-}
-
-/**
- * The methods each route answers; any other gets 405 with `Allow`. Each is
- * registered for the methods Node's HTTP server accepts, other than the
- * route's own, rather than for every method: a request then matches only its
- * own route, which Hono calls directly (see `loggedFetch`).
- */
-export function refuseOtherMethods(app: Hono, routes: Readonly<Record<string, readonly string[]>>): void {
-  for (const [path, methods] of Object.entries(routes)) {
-    const allow = methods.join(', ');
-    // HEAD is answered as GET, by Hono.
-    const others = METHODS.filter((method) => !methods.includes(method) && method !== 'HEAD');
-    app.on(others, path, (c) => {
-      c.header('Allow', allow);
-      return errorResponse(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use ${allow}`);
-    });
-  }
 }

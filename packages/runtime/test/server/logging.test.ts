@@ -82,6 +82,11 @@ describe('one line per request', () => {
     expect(missing.status).toBe(404);
     const wrongMethod = await app.request('/v1/chat');
     expect(wrongMethod.status).toBe(405);
+    const wrongOnSession = await app.request('/v1/sessions/ses-pattern', { method: 'PUT' });
+    expect(wrongOnSession.status).toBe(405);
+    expect(wrongOnSession.headers.get('allow')).toBe('GET, DELETE');
+    // A trailing slash is another path, as Hono routes it.
+    expect((await app.request('/v1/chat/')).status).toBe(404);
 
     expect(
       requestLines(logs).map(({ method, route, status, sessionId }) => ({
@@ -95,6 +100,8 @@ describe('one line per request', () => {
       { method: 'GET', route: '/v1/sessions/:id', status: 200, sessionId: 'ses-pattern' },
       { method: 'GET', route: null, status: 404, sessionId: undefined },
       { method: 'GET', route: '/v1/chat', status: 405, sessionId: undefined },
+      { method: 'PUT', route: '/v1/sessions/:id', status: 405, sessionId: 'ses-pattern' },
+      { method: 'GET', route: null, status: 404, sessionId: undefined },
     ]);
   });
 
