@@ -8,28 +8,18 @@
 // Medians over sequential turns after a warm-up; run in a child by bench/streaming-relay.ts, which prints
 // them. Run alone, it prints them as JSON.
 import diagnostics from 'node:diagnostics_channel';
-import { KeywordOrchestrator } from '@switchboard/orchestrators';
-import { App, llmAgent } from '@switchboard/runtime';
 import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
 import { median } from './load.js';
+import { streamApp } from './servers/stream-app.js';
 
 /** Median ms from a request's start to the model's request, each way (see the file's comment). */
 export type FirstHop = Record<'direct' | 'chat' | 'json' | 'sse', number>;
 
 async function measure(turns: number): Promise<FirstHop> {
   const model = await createScriptedModelServer({ fallback: 'a reply of a few words' });
-  const writer = llmAgent({
-    name: 'writer',
-    description: 'Writes',
-    keywords: ['write'],
-    model: 'bench-model',
-    instructions: 'You are a bench.',
-    apiKey: 'sk-bench',
-    baseURL: model.url,
-  });
-  const app = new App({ name: 'bench-first-hop', agents: [writer], logger: () => {} });
-  app.mount(new KeywordOrchestrator({ name: 'bench', agents: app.agentMetas, fallbackAgent: 'writer' }));
+  const { app, orchestrator } = streamApp('bench-first-hop', model.url);
+  app.mount(orchestrator);
   const client = new OpenAI({ apiKey: 'sk-bench', baseURL: model.url, maxRetries: 0 });
   let askedAt = 0;
   const onCreate = () => {

@@ -1,27 +1,12 @@
 // The stream-relay variant's Switchboard: one llmAgent on the scripted model (STREAM_MODEL_URL), chosen by
 // keyword routing, in-memory stores, untraced; clients stream its turns from /v1/chat and /v1/chat/completions.
-import { KeywordOrchestrator } from '@switchboard/orchestrators';
-import { App, llmAgent } from '@switchboard/runtime';
 import { timeRelay } from './relay-timing.js';
+import { streamApp } from './stream-app.js';
 import { countWrites } from './write-counter.js';
 
 const writes = countWrites();
 const timing = timeRelay();
-const writer = llmAgent({
-  name: 'writer',
-  description: 'Writes',
-  keywords: ['write'],
-  model: 'bench-model',
-  instructions: 'You are a bench.',
-  apiKey: 'sk-bench',
-  baseURL: process.env.STREAM_MODEL_URL,
-});
-const app = new App({ name: 'bench-stream', agents: [writer], logger: () => {} });
-const orchestrator = new KeywordOrchestrator({
-  name: 'bench',
-  agents: app.agentMetas,
-  fallbackAgent: 'writer',
-});
+const { app, orchestrator } = streamApp('bench-stream', process.env.STREAM_MODEL_URL);
 const server = await app.start(orchestrator, { port: 0 });
 process.on('message', (message) => {
   if (message === 'cpu') process.send?.({ cpu: process.cpuUsage(), writes: writes(), timing: timing.take() });
