@@ -38,7 +38,7 @@ import { subscribeToTask } from './a2a-subscribe.js';
 import { taskIdOf, taskOf } from './a2a-task.js';
 import { listTasks } from './a2a-task-list.js';
 import { checkHistoryLength, findTurn, storedTask, turnMessages } from './a2a-task-reads.js';
-import { endingEvents, progressOf, statusUpdate, taskEvent } from './a2a-updates.js';
+import { endingEvents, progressUpdate, statusUpdate, taskEvent } from './a2a-updates.js';
 
 /** A message's answer to one pending approval: `{ approvalId, decision, comment? }` in a data part. */
 const ApprovalDecisionSchema = z.object({
@@ -137,21 +137,8 @@ export class SwitchboardA2aHandler implements A2ARequestHandler {
           };
           yield taskEvent(task);
         }
-        const progress = progressOf(event);
-        if (progress) {
-          const message = a2aMessage({
-            messageId: `${event.messageId}-a2a`,
-            role: 'agent',
-            parts: [textPart(progress.text)],
-            ...ids,
-            metadata: progress.metadata,
-          });
-          yield statusUpdate(ids, {
-            state: TaskState.TASK_STATE_WORKING,
-            message,
-            timestamp: new Date().toISOString(),
-          });
-        }
+        const update = progressUpdate(event, ids);
+        if (update) yield update;
       }
     }
     const { result, failure } = await outcomeOf(turn);

@@ -6,9 +6,8 @@ import { followTurnEvents } from '../backend/turn-follow.js';
 import type { TurnLogKey } from '../stores/turn-event-log.js';
 import { isFinished } from '../turns/turn-record.js';
 import { sessionsOf } from './a2a-caller.js';
-import { a2aMessage, textPart } from './a2a-parts.js';
 import { findTurn, storedTask, turnMessages } from './a2a-task-reads.js';
-import { endingEvents, progressOf, statusUpdate, taskEvent } from './a2a-updates.js';
+import { endingEvents, progressUpdate, taskEvent } from './a2a-updates.js';
 
 /** The states the specification calls interrupted: the task waits for the client. */
 const INTERRUPTED: ReadonlySet<TaskState> = new Set([
@@ -77,19 +76,7 @@ export async function* subscribeToTask(
       yield* endingEvents(storedTask(ended.sessionId, ended.turn, messages, 0));
       return;
     }
-    const progress = progressOf(event);
-    if (!progress) continue;
-    const message = a2aMessage({
-      messageId: `${event.messageId}-a2a`,
-      role: 'agent',
-      parts: [textPart(progress.text)],
-      ...ids,
-      metadata: progress.metadata,
-    });
-    yield statusUpdate(ids, {
-      state: TaskState.TASK_STATE_WORKING,
-      message,
-      timestamp: new Date().toISOString(),
-    });
+    const update = progressUpdate(event, ids);
+    if (update) yield update;
   }
 }

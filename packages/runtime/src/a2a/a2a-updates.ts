@@ -1,5 +1,6 @@
-import type { StreamResponse, Task, TaskStatus } from '@a2a-js/sdk';
+import { type StreamResponse, type Task, TaskState, type TaskStatus } from '@a2a-js/sdk';
 import type { TurnEvent, TurnEventBody } from '../engine/events.js';
+import { a2aMessage, textPart } from './a2a-parts.js';
 
 /** A status update of a task, as a stream event. */
 export function statusUpdate(ids: { taskId: string; contextId: string }, status: TaskStatus): StreamResponse {
@@ -24,8 +25,29 @@ export function endingEvents(task: Task): StreamResponse[] {
   return events;
 }
 
+/** The status update a turn's event is to a task's stream (each agent call as it starts and ends), if any. */
+export function progressUpdate(
+  event: TurnEvent | TurnEventBody,
+  ids: { taskId: string; contextId: string },
+): StreamResponse | undefined {
+  const progress = progressOf(event);
+  if (!progress) return undefined;
+  const message = a2aMessage({
+    messageId: `${event.messageId}-a2a`,
+    role: 'agent',
+    parts: [textPart(progress.text)],
+    ...ids,
+    metadata: progress.metadata,
+  });
+  return statusUpdate(ids, {
+    state: TaskState.TASK_STATE_WORKING,
+    message,
+    timestamp: new Date().toISOString(),
+  });
+}
+
 /** The progress a client sees while the turn works: each agent call as it starts and ends. */
-export function progressOf(
+function progressOf(
   event: TurnEvent | TurnEventBody,
 ): { text: string; metadata: Record<string, unknown> } | undefined {
   if (event.type === 'agent-start')
