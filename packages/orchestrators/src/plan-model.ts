@@ -42,31 +42,49 @@ export function askForPlan(planModel: PlanModel, conversation: Conversation, nam
 
 /** A new plan for the work that remains after a step failed. */
 export function askForReplan(planModel: PlanModel, conversation: Conversation, state: StoredPlan) {
-  const names = conversation.agents.map((agent) => agent.name);
-  const schema = planSchema(names, {
-    replan: true,
-    done: state.steps.filter((step) => step.status === 'done').map((step) => step.id),
-    taken: state.steps.map((step) => step.id),
-  });
-  return ask(planModel, conversation, schema, [
-    { role: 'system', content: replanPrompt(planModel.instructions, conversation.agents) },
-    ...request(planModel, conversation),
-    { role: 'user', content: `The plan so far:\n\n${renderPlan(state.steps)}` },
-  ]);
+  const { names, progress } = planSoFar(conversation, state);
+  return ask(
+    planModel,
+    conversation,
+    planSchema(names, { ...progress, replan: true }),
+    withPlanSoFar(planModel, conversation, state, replanPrompt(planModel.instructions, conversation.agents)),
+  );
 }
 
 /** A review of the results so far: keep the remaining steps, or replace them. */
 export function askForReview(planModel: PlanModel, conversation: Conversation, state: StoredPlan) {
-  const names = conversation.agents.map((agent) => agent.name);
-  const schema = planReviewSchema(names, {
-    done: state.steps.filter((step) => step.status === 'done').map((step) => step.id),
-    taken: state.steps.map((step) => step.id),
-  });
-  return ask(planModel, conversation, schema, [
-    { role: 'system', content: reviewPrompt(planModel.instructions, conversation.agents) },
+  const { names, progress } = planSoFar(conversation, state);
+  return ask(
+    planModel,
+    conversation,
+    planReviewSchema(names, progress),
+    withPlanSoFar(planModel, conversation, state, reviewPrompt(planModel.instructions, conversation.agents)),
+  );
+}
+
+/** The agents' names and the plan's steps done and taken, which a replan or a review may not reuse. */
+function planSoFar(conversation: Conversation, state: StoredPlan) {
+  return {
+    names: conversation.agents.map((agent) => agent.name),
+    progress: {
+      done: state.steps.filter((step) => step.status === 'done').map((step) => step.id),
+      taken: state.steps.map((step) => step.id),
+    },
+  };
+}
+
+/** The messages of a replan or a review: its prompt, the request, and the plan so far. */
+function withPlanSoFar(
+  planModel: PlanModel,
+  conversation: Conversation,
+  state: StoredPlan,
+  prompt: string,
+): ChatCompletionMessageParam[] {
+  return [
+    { role: 'system', content: prompt },
     ...request(planModel, conversation),
     { role: 'user', content: `The plan so far:\n\n${renderPlan(state.steps)}` },
-  ]);
+  ];
 }
 
 /** The answer, written from the steps' results; it streams to the client as the model writes it. */
