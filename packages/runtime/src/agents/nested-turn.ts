@@ -160,7 +160,7 @@ class NestedTurn implements LoopHost<NestedTurn>, LoopTurn {
       ((event: TurnEventBody) =>
         stream.emit(
           event.type === 'agent-start' || event.type === 'agent-delta' || event.type === 'agent-end'
-            ? { ...event, parentToolCallId: event.parentToolCallId ?? stream.toolCallId }
+            ? markedWith(event, stream.toolCallId)
             : event,
         ));
   }
@@ -282,4 +282,13 @@ class NestedTurn implements LoopHost<NestedTurn>, LoopTurn {
     this.#lastResults = replies.map(orchestratorReply);
     return RUN_AGAIN;
   }
+}
+
+/** An inner call's event marked with the outer call's id (its numbering's `eventId` kept last, as the engine builds events). */
+function markedWith(
+  event: Extract<TurnEventBody, { type: 'agent-start' | 'agent-delta' | 'agent-end' }>,
+  toolCallId: string,
+): TurnEventBody {
+  const { eventId: _unnumbered, ...rest } = event;
+  return { ...rest, parentToolCallId: event.parentToolCallId ?? toolCallId, eventId: '' };
 }

@@ -123,7 +123,22 @@ class RunningCall {
     );
     // The span keeps the error's own text: traces are for operators.
     endAgentSpan(this.span, { status, content: failure ? failure.message : content, error: failure });
-    if (this.base) emit?.({ type: 'agent-end', ...this.base, status, content, endOfMessage: true });
+    const { base } = this;
+    if (base && emit) {
+      const { sessionId, turnId, messageId, toolCallId, agent: name } = base;
+      emit({
+        type: 'agent-end',
+        sessionId,
+        turnId,
+        messageId,
+        toolCallId,
+        agent: name,
+        status,
+        content,
+        endOfMessage: true,
+        eventId: '',
+      });
+    }
     const message: ToolMessage = {
       id: this.messageId,
       role: 'tool',
@@ -220,7 +235,21 @@ class RunningCall {
         : undefined;
     // A reply a guardrail checks is not streamed as it is written: a delta could carry what it would remove.
     const onDelta =
-      base && !checkReply ? (delta: string) => emit?.({ type: 'agent-delta', ...base, delta }) : undefined;
+      base && emit && !checkReply
+        ? (delta: string) => {
+            const { sessionId, turnId, messageId, toolCallId, agent: name } = base;
+            emit({
+              type: 'agent-delta',
+              sessionId,
+              turnId,
+              messageId,
+              toolCallId,
+              agent: name,
+              delta,
+              eventId: '',
+            });
+          }
+        : undefined;
     const pending = reply;
     // As for run() above: with no span of its own (tracing off, an unsampled turn) nothing is made active.
     const settled =
@@ -259,7 +288,12 @@ export function runAgentCall(
 ): ToolMessage | PausedCall | Promise<ToolMessage | PausedCall> {
   const running = new RunningCall(options);
   const { base } = running;
-  if (base) options.emit?.({ type: 'agent-start', ...base, message: options.call.message });
+  const { emit } = options;
+  if (base && emit) {
+    const { sessionId, turnId, messageId, toolCallId, agent } = base;
+    const { message } = options.call;
+    emit({ type: 'agent-start', sessionId, turnId, messageId, toolCallId, agent, message, eventId: '' });
+  }
   return running.attempt();
 }
 

@@ -192,15 +192,12 @@ export class TurnState {
       const { emit } = this.runtime;
       if (!emit) return;
       if (this.answerId === undefined) this.answerId = createId('msg');
-      const event: Extract<TurnEventBody, { type: 'answer-delta' }> = {
-        type: 'answer-delta',
-        sessionId: this.sessionId,
-        turnId: this.turnId,
-        messageId: this.answerId,
-        delta,
-      };
-      if (reset) event.reset = true;
-      emit(event);
+      const { sessionId, turnId, answerId: messageId } = this;
+      emit(
+        reset
+          ? { type: 'answer-delta', sessionId, turnId, messageId, delta, reset, eventId: '' }
+          : { type: 'answer-delta', sessionId, turnId, messageId, delta, eventId: '' },
+      );
     };
   }
 

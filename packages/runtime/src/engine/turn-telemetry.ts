@@ -196,8 +196,17 @@ export function emitTurnStart(turn: TurnState, resumed?: 'approval' | 'recovery'
   const { sessionId, turnId, userMessageId: messageId, userText: message } = turn;
   emit(
     resumed === undefined
-      ? { type: 'turn-start', sessionId, turnId, messageId, message, endOfMessage: true }
-      : { type: 'turn-start', sessionId, turnId, messageId, message, resumed, endOfMessage: true },
+      ? { type: 'turn-start', sessionId, turnId, messageId, message, endOfMessage: true, eventId: '' }
+      : {
+          type: 'turn-start',
+          sessionId,
+          turnId,
+          messageId,
+          message,
+          resumed,
+          endOfMessage: true,
+          eventId: '',
+        },
   );
 }
 
@@ -210,6 +219,7 @@ export function emitRoute(turn: TurnState, step: RouteStep): void {
     messageId: createId('evt'),
     step,
     endOfMessage: true,
+    eventId: '',
   });
 }
 
@@ -232,6 +242,7 @@ export function emitPause(turn: TurnState, pending: readonly ApprovalRecord[]): 
       risk: approval.risk,
       expiresAt: approval.expiresAt,
       endOfMessage: true,
+      eventId: '',
     });
   }
   emit(turnEnd(turn));
@@ -243,7 +254,15 @@ export function emitEnd(turn: TurnState, answerId: string, reply: string): void 
   if (!emit) return;
   const { sessionId, turnId } = turn;
   if (turn.error) emit(errorEvent(sessionId, turnId, turn.error.code, reply));
-  emit({ type: 'message', sessionId, turnId, messageId: answerId, content: reply, endOfMessage: true });
+  emit({
+    type: 'message',
+    sessionId,
+    turnId,
+    messageId: answerId,
+    content: reply,
+    endOfMessage: true,
+    eventId: '',
+  });
   emit(turnEnd(turn));
 }
 
@@ -255,17 +274,20 @@ export function errorEvent(
   message: string,
   last?: boolean,
 ): TurnEventBody {
-  const event: TurnEventBody = {
-    type: 'error',
-    sessionId,
-    turnId,
-    messageId: createId('evt'),
-    code,
-    message,
-    endOfMessage: true,
-  };
-  if (last) event.endOfDialog = true;
-  return event;
+  const messageId = createId('evt');
+  return last
+    ? {
+        type: 'error',
+        sessionId,
+        turnId,
+        messageId,
+        code,
+        message,
+        endOfMessage: true,
+        endOfDialog: true,
+        eventId: '',
+      }
+    : { type: 'error', sessionId, turnId, messageId, code, message, endOfMessage: true, eventId: '' };
 }
 
 function turnEnd(turn: TurnState): TurnEventBody {
@@ -278,6 +300,7 @@ function turnEnd(turn: TurnState): TurnEventBody {
     traceId: turn.traceId,
     endOfMessage: true,
     endOfDialog: true,
+    eventId: '',
   };
 }
 

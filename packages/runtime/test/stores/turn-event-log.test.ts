@@ -22,6 +22,91 @@ function events(key: TurnLogKey, part: number, count: number, from = 1): TurnEve
   }));
 }
 
+/**
+ * One event of every type, each with every field it may have, as the engine
+ * builds them (fields in its order), numbered in part `part`; the part ends
+ * with `turn-end` (`endOfDialog`), as a turn or a paused part does.
+ */
+function everyEvent(key: TurnLogKey, part: number): TurnEvent[] {
+  const ids = { sessionId: key.sessionId, turnId: key.turnId };
+  const call = { toolCallId: 'call_1', agent: 'billing' };
+  const bodies = [
+    {
+      type: 'turn-start',
+      ...ids,
+      messageId: 'msg_u',
+      message: 'refund me',
+      resumed: 'approval',
+      endOfMessage: true,
+    },
+    {
+      type: 'route',
+      ...ids,
+      messageId: 'evt_1',
+      step: {
+        hop: 0,
+        kind: 'call',
+        calls: [{ ...call, message: 'refund me' }],
+        decidedAt: '2026-11-29T09:00:00.000Z',
+      },
+      endOfMessage: true,
+    },
+    {
+      type: 'agent-start',
+      ...ids,
+      messageId: 'msg_a',
+      ...call,
+      message: 'refund me',
+      parentToolCallId: 'call_0',
+    },
+    { type: 'agent-delta', ...ids, messageId: 'msg_a', ...call, delta: 'Refun', parentToolCallId: 'call_0' },
+    {
+      type: 'agent-end',
+      ...ids,
+      messageId: 'msg_a',
+      ...call,
+      status: 'ok',
+      content: 'Refunded',
+      endOfMessage: true,
+      parentToolCallId: 'call_0',
+    },
+    {
+      type: 'approval-request',
+      ...ids,
+      messageId: 'evt_2',
+      approvalId: 'apr_1',
+      ...call,
+      message: 'refund 30 EUR',
+      reason: 'money moves',
+      risk: 'high',
+      expiresAt: null,
+      endOfMessage: true,
+    },
+    { type: 'answer-delta', ...ids, messageId: 'msg_b', delta: 'Done', reset: true },
+    { type: 'message', ...ids, messageId: 'msg_b', content: 'Done: refunded.', endOfMessage: true },
+    {
+      type: 'error',
+      ...ids,
+      messageId: 'evt_3',
+      code: 'agent_failed',
+      message: 'it failed',
+      endOfMessage: true,
+    },
+    // An event that names another session (never built so, but kept as it came).
+    { type: 'message', sessionId: 'ses_other', turnId: key.turnId, messageId: 'msg_c', content: 'elsewhere' },
+    {
+      type: 'turn-end',
+      ...ids,
+      messageId: 'evt_4',
+      status: 'completed',
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      endOfMessage: true,
+      endOfDialog: true,
+    },
+  ];
+  return bodies.map((body, index) => ({ ...body, eventId: `${part}-${index + 1}` }) as TurnEvent);
+}
+
 /** Waits until the log has flushed what was appended (Redis sends batches in the background). */
 async function settled(log: TurnEventLog, key: TurnLogKey, lastId: string): Promise<void> {
   for (let tries = 0; tries < 200; tries++) {
@@ -67,6 +152,42 @@ describe.each(kinds)('the turn event log %s', (_name, create) => {
       from: written[1],
     });
     expect(await log.replay(key, '2000-2')).toEqual({ kind: 'events', events: [], from: written[4] });
+  });
+
+  it('replays the events of ended parts, of every type, field for field, and finds ids in any part', async () => {
+    const log = make();
+    const ended = [...everyEvent(key, 1000), ...everyEvent(key, 2000)];
+    const running = events(key, 3000, 2);
+    for (const event of [...ended, ...running]) log.append(key, event);
+    await settled(log, key, '3000-2');
+    const written = [...ended, ...running];
+    const replayed = await log.replay(key, undefined);
+    expect(replayed.kind === 'events' && replayed.events.map((event) => JSON.stringify(event))).toEqual(
+      written.map((event) => JSON.stringify(event)),
+    );
+    expect(await log.replay(key, '1000-11')).toEqual({
+      kind: 'events',
+      events: written.slice(11),
+      from: written[10],
+    });
+    expect(await log.replay(key, '2000-5')).toEqual({
+      kind: 'events',
+      events: written.slice(16),
+      from: written[15],
+    });
+    expect(await log.replay(key, '2000-12')).toEqual({ kind: 'unknown' });
+    // A follower rejoining in an ended part, or in the running one.
+    const signal = new AbortController().signal;
+    expect(await log.waitAfter(key, '1000-3', 10_000, signal)).toEqual(written.slice(3));
+    expect(await log.waitAfter(key, '3000-1', 10_000, signal)).toEqual(written.slice(-1));
+    // The next part continues after the ended ones.
+    for (const event of events(key, 4000, 1)) log.append(key, event);
+    await settled(log, key, '4000-1');
+    expect(await log.replay(key, '3000-2')).toEqual({
+      kind: 'events',
+      events: events(key, 4000, 1),
+      from: running[1],
+    });
   });
 
   it('tells an id it never held, and a turn it has nothing of, from an empty answer', async () => {
@@ -249,6 +370,12 @@ describe('the Redis turn event log', () => {
   });
 });
 
+/** A full collection on demand, as `node --expose-gc` gives one. */
+function fullCollection(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
 describe('the in-memory turn event log', () => {
   it('keeps at most maxEvents in all, dropping the oldest turns first', async () => {
     const log = new InMemoryTurnEventLog({ maxEvents: 20 });
@@ -272,9 +399,7 @@ describe('the in-memory turn event log', () => {
   });
 
   it("lets go of a dropped turn's events at once, not when its queue next compacts", async () => {
-    // A full collection on demand, as `node --expose-gc` gives one.
-    setFlagsFromString('--expose-gc');
-    const collect = runInNewContext('gc') as () => void;
+    const collect = fullCollection();
     const log = new InMemoryTurnEventLog({ maxEvents: 10 });
     const first: TurnLogKey = { tenantId: undefined, sessionId: 'ses_first', turnId: 'turn_first' };
     let dropped: WeakRef<TurnEvent> | undefined;
