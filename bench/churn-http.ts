@@ -8,6 +8,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { churnMessage, TURNS_PER_SESSION } from './churn-workload.js';
 import { compileServer } from './compile.js';
 import { type LoadResult, percentile, runLoad } from './load.js';
+import { nodeFlags } from './run-child.js';
 
 /** One server's numbers under churn. */
 export interface ChurnHttpResult {
@@ -41,6 +42,7 @@ function churnBodies(run: string, concurrency: number): (index: number, worker: 
 
 async function startServer(name: string, script: string): Promise<{ child: ChildProcess; url: string }> {
   const child = fork(await compileServer(script), {
+    execArgv: nodeFlags(),
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -22,7 +22,7 @@ export async function runScript<T>(
   { execArgv = [], env = {} }: ChildOptions = {},
 ): Promise<T> {
   const child = fork(compiled, {
-    execArgv,
+    execArgv: [...execArgv, ...nodeFlags()],
     env: { ...process.env, ...env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -34,4 +34,12 @@ export async function runScript<T>(
   } finally {
     child.kill('SIGTERM');
   }
+}
+
+/**
+ * V8 or Node flags every bench child gets, from `BENCH_NODE_FLAGS` (space-separated), e.g.
+ * `--no-allocation-site-pretenuring` to measure what docs/performance.md says it saves.
+ */
+export function nodeFlags(): string[] {
+  return (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 }

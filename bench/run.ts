@@ -21,6 +21,7 @@
 //   the peers variant: Switchboard, Mastra + Memory and LangGraph.js + MemorySaver in process (bench/peers, its
 //     own npm install the first time; BENCH_PEERS_TURNS, BENCH_PEERS_SECONDS as for `pnpm bench:peers`)
 //   BENCH_BASE  an earlier commit: the regression variant compares this checkout's turn with it (bench/regression.ts)
+//   BENCH_NODE_FLAGS  flags for every measured process (space-separated), e.g. --no-allocation-site-pretenuring
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { runChurnBench, runHistoryBench } from './churn-report.js';
@@ -32,7 +33,7 @@ import { runPeers } from './peers-report.js';
 import { deleteKeys } from './redis-keys.js';
 import { measureRegression, regressionRatio } from './regression.js';
 import { measureRoundTrips } from './round-trips.js';
-import { runChild } from './run-child.js';
+import { nodeFlags, runChild } from './run-child.js';
 import { runStreamRelayBench } from './streaming-relay.js';
 import { printSummary, recordTarget } from './summary.js';
 import type { TracingCost } from './tracing-cost.js';
@@ -113,6 +114,7 @@ async function measure(
   variant: Variant,
 ): Promise<LoadResult & { cpuMicrosPerRequest: number; rssMb: number; clientMicrosPerRequest: number }> {
   const child = fork(await compileServer(variant.script), {
+    execArgv: nodeFlags(),
     env: { ...process.env, ...variant.env, NODE_ENV: 'production' },
     stdio: ['ignore', variant.quiet ? 'ignore' : 'inherit', 'inherit', 'ipc'],
   });
@@ -170,7 +172,7 @@ interface TurnCost {
 /** The in-process turn cost (no HTTP): Switchboard against a hand-written turn, compiled, in a child process. */
 async function measureTurnOverhead(): Promise<TurnCost[]> {
   const child = fork(await compileServer('turn-overhead.ts'), {
-    execArgv: ['--expose-gc'],
+    execArgv: ['--expose-gc', ...nodeFlags()],
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -187,6 +189,7 @@ async function measureTurnOverhead(): Promise<TurnCost[]> {
 /** The wall time of a supervisor's fan-out against running its branches one after the other, compiled, in a child process. */
 async function measureFanOut(): Promise<FanOutResult> {
   const child = fork(await compileServer('fan-out.ts'), {
+    execArgv: nodeFlags(),
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -10,7 +10,7 @@ import { Agent } from 'node:http';
 import { compileServer } from './compile.js';
 import type { FirstHop } from './first-hop.js';
 import { median } from './load.js';
-import { runChild } from './run-child.js';
+import { nodeFlags, runChild } from './run-child.js';
 import type { RelayTiming } from './servers/relay-timing.js';
 import {
   completionDelta,
@@ -94,7 +94,10 @@ async function start(
   // BENCH_CPU_PROF=<dir>: the relays write V8 CPU profiles there (bench/profile-summary.ts reads them).
   const profile = process.env.BENCH_CPU_PROF && !script.includes('model');
   const child = fork(await compileServer(script), {
-    execArgv: profile ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
+    execArgv: [
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      ...nodeFlags(),
+    ],
     env: { ...process.env, ...env, NODE_ENV: 'production' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
