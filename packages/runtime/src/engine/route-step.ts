@@ -33,6 +33,8 @@ export function toRouteStep(
     hop,
     kind,
     calls: calls.map(({ id, toolName, message, input, thought, reason, timeoutMs, fanInGraceMs }) => {
+      if (input === undefined && timeoutMs === undefined && fanInGraceMs === undefined)
+        return plainCall(id, toolName, kind === 'answer' ? undefined : message, thought, reason);
       const summary: StepCall = { toolCallId: id, agent: toolName };
       // The task text and input are kept so that a resumed turn can run a call whose reply was never stored.
       if (kind !== 'answer') summary.message = message;
@@ -48,4 +50,29 @@ export function toRouteStep(
     decidedAt,
     durationMs,
   };
+}
+
+/**
+ * A call's summary when it has no input and no bounds of its own (the usual
+ * case): built whole, each of its shapes from one literal, rather than by
+ * adding fields to `{ toolCallId, agent }`, which gives every step's call an
+ * extra object for the fields added (steps are kept with their session).
+ */
+function plainCall(
+  toolCallId: string,
+  agent: string,
+  message: string | undefined,
+  thought: string | undefined,
+  reason: string | undefined,
+): StepCall {
+  if (thought === undefined || reason === undefined) {
+    const summary: StepCall = message === undefined ? { toolCallId, agent } : { toolCallId, agent, message };
+    if (thought !== undefined) summary.thought = stepTexts.share(thought);
+    if (reason !== undefined) summary.reason = stepTexts.share(reason);
+    return summary;
+  }
+  // Steps are kept with the session, and these texts repeat from turn to turn: shared, not copied.
+  return message === undefined
+    ? { toolCallId, agent, thought: stepTexts.share(thought), reason: stepTexts.share(reason) }
+    : { toolCallId, agent, message, thought: stepTexts.share(thought), reason: stepTexts.share(reason) };
 }

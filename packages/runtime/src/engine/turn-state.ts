@@ -203,21 +203,23 @@ export class TurnState {
 
   /** The turn as stored: a fresh object, so later changes here never reach what a store kept. */
   snapshot(): TurnRecord {
-    const record: TurnRecord = {
-      turnId: this.turnId,
-      userMessageId: this.userMessageId,
-      status: this.status,
-      startedAt: this.startedAt,
-      updatedAt: isoNow(),
-      steps: this.steps.slice(),
-    };
-    if (this.endedAt !== undefined) record.endedAt = this.endedAt;
+    const { turnId, userMessageId, status, startedAt, endedAt, part } = this;
+    const updatedAt = isoNow();
+    const steps = this.steps.slice();
+    // The fields most records have, in one literal of each shape: fields added afterwards take the record
+    // an extra object (records are kept with their session, and written a few times a turn).
+    const record: TurnRecord =
+      part === undefined
+        ? { turnId, userMessageId, status, startedAt, updatedAt, steps }
+        : endedAt === undefined
+          ? { turnId, userMessageId, status, startedAt, updatedAt, steps, part }
+          : { turnId, userMessageId, status, startedAt, updatedAt, steps, endedAt, part };
+    if (endedAt !== undefined && part === undefined) record.endedAt = endedAt;
     if (this.traceId !== undefined) record.traceId = this.traceId;
     if (this.traces) record.traces = this.traces.slice();
     if (this.error) record.error = this.error;
     if (this.approvals) record.approvals = this.approvals.map((approval) => ({ ...approval }));
     if (this.recoveries) record.recoveries = this.recoveries;
-    if (this.part !== undefined) record.part = this.part;
     if (this.usage) record.usage = this.usage;
     if (this.limits) record.profile = this.limits.profile;
     if (this.configVersion) record.configVersion = this.configVersion;
