@@ -11,11 +11,11 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { App } from '@switchboard/runtime';
-import { Hono } from 'hono';
 import { pino } from 'pino';
 import { median } from './load.js';
 import { runChild } from './run-child.js';
 import { benchAgents, benchOrchestrator } from './servers/orchestrator.js';
+import { plainChatRoute } from './servers/plain-chat-route.js';
 
 interface RouteOverhead {
   route: number;
@@ -33,12 +33,7 @@ function sides(): Record<'route' | 'honoChat', Listener> {
   own.mount(benchOrchestrator(own));
   const plain = new App({ name: 'bench', agents: benchAgents(), logger: () => {} });
   plain.mount(benchOrchestrator(plain));
-  const hono = new Hono();
-  hono.post('/v1/chat', async (c) => {
-    const body = await c.req.json<{ message: string; sessionId?: string }>();
-    return c.json(await plain.chat({ sessionId: body.sessionId, message: body.message }));
-  });
-  return { route: getRequestListener(own.fetch), honoChat: getRequestListener(hono.fetch) };
+  return { route: getRequestListener(own.fetch), honoChat: getRequestListener(plainChatRoute(plain).fetch) };
 }
 
 /** The socket every request claims to come from: never connected, never written to. */

@@ -4,18 +4,13 @@
 // route (request log, body checks, validation, routing of every other endpoint) costs on top of the turn.
 import { serve } from '@hono/node-server';
 import { App } from '@switchboard/runtime';
-import { Hono } from 'hono';
 import { benchAgents, benchOrchestrator } from './orchestrator.js';
+import { plainChatRoute } from './plain-chat-route.js';
 import { reportWhenListening } from './report.js';
 
 const app = new App({ name: 'bench', agents: benchAgents(), logger: () => {} });
 app.mount(benchOrchestrator(app));
-const hono = new Hono();
-hono.post('/v1/chat', async (c) => {
-  const body = await c.req.json<{ message: string; sessionId?: string }>();
-  return c.json(await app.chat({ sessionId: body.sessionId, message: body.message }));
-});
-const server = serve({ fetch: hono.fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
+const server = serve({ fetch: plainChatRoute(app).fetch, port: 0, hostname: '127.0.0.1' }, (info) =>
   reportWhenListening(`http://127.0.0.1:${info.port}`),
 );
 process.once('disconnect', () => server.close());

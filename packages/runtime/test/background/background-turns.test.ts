@@ -21,6 +21,17 @@ function gatedAgent(name = 'gated') {
   return { agent, runs, release: () => gates.shift()?.() };
 }
 
+/** An app whose background turns run one at a time, on a gated agent the test lets through. */
+function gatedApp(options: Omit<Parameters<typeof createApp>[0], 'agents' | 'background'> = {}) {
+  const gated = gatedAgent();
+  const { app } = createApp({
+    ...options,
+    agents: [gated.agent],
+    background: { queue: new InMemoryTurnQueue({ concurrency: 1 }) },
+  });
+  return { app, gated };
+}
+
 type View = { status: string; reply?: string; turnId: string; sessionId: string; error?: { code: string } };
 
 async function statusOf(
@@ -44,12 +55,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 
 describe('background turns, in memory', () => {
   it('answers 202 at once, reports queued then completed, and keeps the events to replay', async () => {
-    const gated = gatedAgent();
-    const { app } = createApp({
-      agents: [gated.agent],
-      handler: undefined,
-      background: { queue: new InMemoryTurnQueue({ concurrency: 1 }) },
-    });
+    const { app, gated } = gatedApp({ handler: undefined });
     const first = await app.request('/v1/chat', postJson({ message: 'gated: one', background: true }));
     expect(first.status).toBe(202);
     const receipt = (await first.json()) as {
@@ -93,11 +99,7 @@ describe('background turns, in memory', () => {
   });
 
   it('cancels a queued turn, which then never runs', async () => {
-    const gated = gatedAgent();
-    const { app } = createApp({
-      agents: [gated.agent],
-      background: { queue: new InMemoryTurnQueue({ concurrency: 1 }) },
-    });
+    const { app, gated } = gatedApp();
     const first = await app.chat({ message: 'gated: first', background: true });
     const second = await app.chat({ message: 'gated: second', background: true });
     expect(second.status).toBe('queued');
@@ -267,11 +269,7 @@ describe('background turns, in memory', () => {
 
 describe('background turns in code', () => {
   it('are read, listed and cancelled with the tenant and user as options', async () => {
-    const gated = gatedAgent();
-    const { app } = createApp({
-      agents: [gated.agent],
-      background: { queue: new InMemoryTurnQueue({ concurrency: 1 }) },
-    });
+    const { app, gated } = gatedApp();
     const ann = { tenantId: 't1', userId: 'ann' };
     const first = await app.chat({ message: 'gated: first', background: true, ...ann });
     const second = await app.chat({ message: 'gated: second', background: true, ...ann });
@@ -315,11 +313,7 @@ describe('background turns in code', () => {
 
 describe("a queued turn's stream", () => {
   it('opens at once and streams the turn from its start once it runs; a cancelled one ends interrupted', async () => {
-    const gated = gatedAgent();
-    const { app } = createApp({
-      agents: [gated.agent],
-      background: { queue: new InMemoryTurnQueue({ concurrency: 1 }) },
-    });
+    const { app, gated } = gatedApp();
     await app.chat({ message: 'gated: first', background: true });
     const second = (await (
       await app.request('/v1/chat', postJson({ message: 'gated: second', background: true }))

@@ -73,6 +73,8 @@ describe("a turn's events, rejoined", () => {
 
     const replayed = await readEventStream(await fetch(`${server.url}${start.events}`));
     expect(ids(replayed)).toEqual(ids(streamed));
+    // As the engine builds them: the id a field of every event from the start, and the last.
+    expect(replayed.map(({ data }) => Object.keys(data).at(-1))).toEqual(replayed.map(() => 'eventId'));
     expect(replayed.map((event) => event.data)).toEqual(
       streamed.map(({ data }) => {
         const { events: _, ...rest } = data as unknown as Record<string, unknown>;

@@ -107,6 +107,13 @@ function everyEvent(key: TurnLogKey, part: number): TurnEvent[] {
   return bodies.map((body, index) => ({ ...body, eventId: `${part}-${index + 1}` }) as TurnEvent);
 }
 
+/** Expects `replay` to hold `written` as a client reads them: the same JSON, field for field and in order. */
+function expectSameJson(replay: Awaited<ReturnType<TurnEventLog['replay']>>, written: readonly TurnEvent[]) {
+  expect(replay.kind === 'events' && replay.events.map((event) => JSON.stringify(event))).toEqual(
+    written.map((event) => JSON.stringify(event)),
+  );
+}
+
 /** Waits until the log has flushed what was appended (Redis sends batches in the background). */
 async function settled(log: TurnEventLog, key: TurnLogKey, lastId: string): Promise<void> {
   for (let tries = 0; tries < 200; tries++) {
@@ -141,11 +148,7 @@ describe.each(kinds)('the turn event log %s', (_name, create) => {
     for (const event of written) log.append(key, event);
     await settled(log, key, '2000-2');
     expect(await log.replay(key, undefined)).toEqual({ kind: 'events', events: written });
-    // As a client reads them: the same JSON, field for field and in the same order.
-    const replayed = await log.replay(key, undefined);
-    expect(replayed.kind === 'events' && replayed.events.map((event) => JSON.stringify(event))).toEqual(
-      written.map((event) => JSON.stringify(event)),
-    );
+    expectSameJson(await log.replay(key, undefined), written);
     expect(await log.replay(key, '1000-2')).toEqual({
       kind: 'events',
       events: written.slice(2),
@@ -161,10 +164,7 @@ describe.each(kinds)('the turn event log %s', (_name, create) => {
     for (const event of [...ended, ...running]) log.append(key, event);
     await settled(log, key, '3000-2');
     const written = [...ended, ...running];
-    const replayed = await log.replay(key, undefined);
-    expect(replayed.kind === 'events' && replayed.events.map((event) => JSON.stringify(event))).toEqual(
-      written.map((event) => JSON.stringify(event)),
-    );
+    expectSameJson(await log.replay(key, undefined), written);
     expect(await log.replay(key, '1000-11')).toEqual({
       kind: 'events',
       events: written.slice(11),
