@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TurnEvent } from '../../src/engine/events.js';
 import { RedisTurnEventLog } from '../../src/redis.js';
 import { InMemoryTurnEventLog } from '../../src/stores/in-memory-turn-event-log.js';
@@ -396,6 +396,64 @@ describe('the in-memory turn event log', () => {
     }
     const last = await log.replay(keys[9] as TurnLogKey, undefined);
     expect(last.kind === 'events' && last.events.length).toBe(5);
+  });
+
+  it('keeps each turn of interleaved turns apart, and follows one among the others', async () => {
+    const log = new InMemoryTurnEventLog({ maxEvents: 100 });
+    const keys = ['a', 'b', 'c'].map(
+      (name): TurnLogKey => ({ tenantId: undefined, sessionId: `ses_${name}`, turnId: `turn_${name}` }),
+    );
+    const written = keys.map((key) => events(key, 1000, 6));
+    for (let index = 0; index < 6; index++)
+      for (const [at, key] of keys.entries()) {
+        log.append(key, written[at]?.[index] as TurnEvent);
+      }
+    for (const [at, key] of keys.entries()) {
+      expect(await log.replay({ ...key }, undefined)).toEqual({ kind: 'events', events: written[at] });
+    }
+    const b = keys[1] as TurnLogKey;
+    const following = log.waitAfter({ ...b }, '1000-6', 10_000, new AbortController().signal);
+    // Another turn's events do not answer the follower; its own turn's next one does.
+    for (const event of events(keys[0] as TurnLogKey, 1000, 1, 7)) log.append(keys[0] as TurnLogKey, event);
+    for (const event of events(b, 1000, 1, 7)) log.append(b, event);
+    expect(await following).toEqual(events(b, 1000, 1, 7));
+  });
+
+  it('overwrites the oldest events first, and says an id older than what a turn still shows is expired', async () => {
+    const log = new InMemoryTurnEventLog({ maxEvents: 10 });
+    const old: TurnLogKey = { tenantId: undefined, sessionId: 'ses_old', turnId: 'turn_old' };
+    const recent: TurnLogKey = { tenantId: undefined, sessionId: 'ses_new', turnId: 'turn_new' };
+    const oldEvents = events(old, 1000, 6);
+    for (const event of oldEvents) log.append(old, event);
+    for (const event of events(recent, 1000, 7)) log.append(recent, event);
+    // 13 events in 10 slots: the old turn's first three are gone, its last three are still shown.
+    expect(await log.replay(old, undefined)).toEqual({ kind: 'events', events: oldEvents.slice(3) });
+    expect(await log.replay(old, '1000-2')).toEqual({ kind: 'expired' });
+    expect(await log.replay(old, '1000-4')).toEqual({
+      kind: 'events',
+      events: oldEvents.slice(4),
+      from: oldEvents[3],
+    });
+    expect(await log.replay(old, '1000-9')).toEqual({ kind: 'unknown' });
+  });
+
+  it('clears events once they are older than retentionMs', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const log = new InMemoryTurnEventLog({ retentionMs: 60_000 });
+      const early: TurnLogKey = { tenantId: undefined, sessionId: 'ses_early', turnId: 'turn_early' };
+      const late: TurnLogKey = { tenantId: undefined, sessionId: 'ses_late', turnId: 'turn_late' };
+      for (const event of events(early, 1000, 3)) log.append(early, event);
+      vi.advanceTimersByTime(30_000);
+      for (const event of events(late, 2000, 3)) log.append(late, event);
+      vi.advanceTimersByTime(30_001);
+      expect(await log.replay(early, undefined)).toEqual({ kind: 'missing' });
+      expect(await log.replay(late, undefined)).toEqual({ kind: 'events', events: events(late, 2000, 3) });
+      vi.advanceTimersByTime(30_000);
+      expect(await log.replay(late, undefined)).toEqual({ kind: 'missing' });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("lets go of a dropped turn's events at once, not when its queue next compacts", async () => {
