@@ -1,6 +1,6 @@
 // `pnpm bench:peers`: the same mock turn through Switchboard, Mastra and LangGraph.js, in one run, each subject
 // in its own process (compiled first, so no TypeScript loader sits on the measured path), loopback only.
-//   BENCH_PEERS_TURNS (default 10000)     in-process turns per subject, at most
+//   BENCH_PEERS_TURNS (default 30000)     in-process turns per subject, at most
 //   BENCH_PEERS_SECONDS (default 5)       in-process time cap and measured HTTP seconds per subject
 //   BENCH_PEERS_CONCURRENCY (default 16)  HTTP callers, each with its own sessions
 //   BENCH_PEERS_ONLY                      comma list of subject keys to run (default all)
@@ -35,7 +35,9 @@ const SUBJECTS: SubjectSpec[] = [
   },
 ];
 
-const turns = Number(process.env.BENCH_PEERS_TURNS ?? 10_000);
+// Enough for a subject whose turns take tens of µs to be measured past its JIT warm-up (Switchboard: 57 µs a
+// turn over its first 5,000 measured turns, 36 µs over 30,000); the seconds bound the slower subjects.
+const turns = Number(process.env.BENCH_PEERS_TURNS ?? 30_000);
 const seconds = Number(process.env.BENCH_PEERS_SECONDS ?? 5);
 const concurrency = Number(process.env.BENCH_PEERS_CONCURRENCY ?? 16);
 const only = process.env.BENCH_PEERS_ONLY?.split(',');
