@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import { StoreUnavailableError } from '@switchboard/core';
 import { describe, expect, it } from 'vitest';
 import { createRedisStores, RedisMemoryStore, RedisSessionStore } from '../../src/redis.js';
-import { useRedis } from '../support/redis.js';
+import { RedisConnection } from '../../src/stores/redis/redis-connection.js';
+import { REDIS_URL, useRedis } from '../support/redis.js';
 import { startSilentServer, startTcpProxy } from '../support/tcp-proxy.js';
 import { userMessage } from './session-store.contract.js';
 
@@ -71,6 +72,34 @@ describe('Redis stores during an outage', () => {
     } finally {
       await sessions.close();
       await silent.close();
+    }
+  });
+
+  it('fail each operation Redis holds up at its own deadline, oldest first, though they share one timer', async () => {
+    // Operations that never settle, on a connected client: only the connection's deadline can end them.
+    const connection = new RedisConnection(REDIS_URL, { commandTimeoutMs: 300 });
+    try {
+      await connection.run('ping', (client) => client.ping());
+      const failed: string[] = [];
+      const hung = (name: string) =>
+        connection
+          .run(name, () => new Promise<never>(() => {}))
+          .catch((error: unknown) => {
+            expect(error).toBeInstanceOf(StoreUnavailableError);
+            failed.push(name);
+          });
+      const first = hung('first');
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Due 150 ms after the first: the timer that fails the first must be set again for it.
+      const second = hung('second');
+      await first;
+      await second;
+      expect(failed).toEqual(['first', 'second']);
+      // Nothing pending: the next operation is timed again.
+      await hung('third');
+      expect(failed).toEqual(['first', 'second', 'third']);
+    } finally {
+      await connection.close();
     }
   });
 

@@ -112,6 +112,14 @@ export function shareOwnership(client: Redis, users: number): void {
   ownedClients.set(client, { users });
 }
 
+/** An operation waiting for Redis, with its deadline. */
+interface Pending {
+  /** Epoch ms past which it fails. */
+  dueAt: number;
+  description: string;
+  fail: ((error: unknown) => void) | undefined;
+}
+
 /**
  * @internal A store's access to Redis: runs operations with a deadline and
  * turns connection failures into `StoreUnavailableError`.
@@ -124,6 +132,12 @@ export class RedisConnection {
   /** Set when Redis refused one of the app's writes (out of memory, …), until a write succeeds again. */
   #refusal: { reason: string; probeBytes: number } | undefined;
   #closed = false;
+  /**
+   * The operations waiting for Redis, oldest first: one command timeout for all, so the first is always
+   * the first due. One timer watches them all (see {@link RedisConnection.run}).
+   */
+  readonly #pending = new Set<Pending>();
+  #watch: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     source: RedisSource,
@@ -191,22 +205,47 @@ export class RedisConnection {
     }
     // One deadline for the whole operation, which may send several commands one after the other: the
     // client's own commandTimeout times each command alone (a two-command operation would wait twice as long).
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(this.#unavailable(description, `no answer within ${this.#timeoutMs} ms`)),
-        this.#timeoutMs,
-      );
-    });
+    // The deadlines share one timer rather than each making and clearing its own: on Node 20 a timer is an
+    // async resource, with the hooks of AsyncLocalStorage run for it, and a Redis turn runs three operations.
+    const pending: Pending = { dueAt: Date.now() + this.#timeoutMs, description, fail: undefined };
     try {
-      const result = await Promise.race([operation(this.client), deadline]);
+      const result = await new Promise<T>((resolve, reject) => {
+        pending.fail = reject;
+        this.#pending.add(pending);
+        this.#watch ??= this.#watchFirst();
+        operation(this.client).then(resolve, reject);
+      });
       if (write) this.#refusal = undefined;
       return result;
     } catch (error) {
       throw this.#translate(description, error);
     } finally {
-      clearTimeout(timer);
+      this.#pending.delete(pending);
     }
+  }
+
+  /**
+   * A timer for the first pending operation's deadline (unreferenced: a pending command keeps the process
+   * alive through its socket). When it fires, those past their deadline fail, and it is set again for the
+   * next; once nothing is pending, it is not.
+   */
+  #watchFirst(): ReturnType<typeof setTimeout> | undefined {
+    const first = this.#pending.values().next().value as Pending | undefined;
+    if (!first) return undefined;
+    const timer = setTimeout(
+      () => {
+        const now = Date.now();
+        for (const pending of this.#pending) {
+          if (pending.dueAt > now) break;
+          this.#pending.delete(pending);
+          pending.fail?.(this.#unavailable(pending.description, `no answer within ${this.#timeoutMs} ms`));
+        }
+        this.#watch = this.#watchFirst();
+      },
+      Math.max(0, first.dueAt - Date.now()),
+    );
+    timer.unref?.();
+    return timer;
   }
 
   /**
@@ -237,6 +276,8 @@ export class RedisConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearTimeout(this.#watch);
+    this.#watch = undefined;
     const ownership = ownedClients.get(this.client);
     if (!ownership) return;
     ownership.users -= 1;
