@@ -276,8 +276,6 @@ export class RedisConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    clearTimeout(this.#watch);
-    this.#watch = undefined;
     const ownership = ownedClients.get(this.client);
     if (!ownership) return;
     ownership.users -= 1;
