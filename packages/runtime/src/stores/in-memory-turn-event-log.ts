@@ -1,3 +1,4 @@
+import { ConfigurationError } from '@switchboard/core';
 import type { TurnEvent } from '../engine/events.js';
 import { compareEventIds, parseEventId } from '../turns/event-ids.js';
 import {
@@ -61,11 +62,13 @@ interface Found {
  * first.
  */
 export class InMemoryTurnEventLog implements TurnEventLog {
-  readonly #events: Array<TurnEvent | undefined>;
-  readonly #keys: Array<TurnLogKey | undefined>;
+  /** The ring's slots: grown as events come, up to `#size`, then written over from the oldest. */
+  readonly #events: Array<TurnEvent | undefined> = [];
+  readonly #keys: Array<TurnLogKey | undefined> = [];
   /** When each slot was written (epoch ms). */
-  readonly #times: Float64Array;
-  /** Events appended since the start: the next one goes to slot `#appended % size`. */
+  readonly #times: number[] = [];
+  readonly #size: number;
+  /** Events appended since the start: the next one goes to slot `#appended % #size`. */
   #appended = 0;
   /** The oldest event still held, as a count of appends (slots before it are empty). */
   #oldest = 0;
@@ -83,10 +86,17 @@ export class InMemoryTurnEventLog implements TurnEventLog {
     retentionMs = DEFAULT_EVENT_RETENTION_MS,
     maxEvents = DEFAULT_MAX_LOGGED_EVENTS,
   }: InMemoryTurnEventLogOptions = {}) {
-    const size = Math.max(1, Math.floor(maxEvents));
-    this.#events = new Array<TurnEvent | undefined>(size).fill(undefined);
-    this.#keys = new Array<TurnLogKey | undefined>(size).fill(undefined);
-    this.#times = new Float64Array(size);
+    // The ring's size must be a count; the bounds per turn and in time may be Infinity (no bound).
+    const problem =
+      !Number.isSafeInteger(maxEvents) || maxEvents < 1
+        ? `maxEvents must be a whole number of events of at least 1, got ${maxEvents}`
+        : !(maxEventsPerTurn >= 1)
+          ? `maxEventsPerTurn must be at least 1, got ${maxEventsPerTurn}`
+          : !(retentionMs > 0)
+            ? `retentionMs must be above 0, got ${retentionMs}`
+            : undefined;
+    if (problem) throw new ConfigurationError({ message: `The in-memory turn event log's ${problem}` });
+    this.#size = maxEvents;
     this.#maxPerTurn = maxEventsPerTurn;
     this.#retentionMs = retentionMs;
   }
@@ -97,7 +107,7 @@ export class InMemoryTurnEventLog implements TurnEventLog {
       this.#now = Date.now();
       this.#expire(this.#now);
     }
-    const size = this.#events.length;
+    const size = this.#size;
     const slot = this.#appended % size;
     this.#events[slot] = event;
     this.#keys[slot] = key;
@@ -160,7 +170,7 @@ export class InMemoryTurnEventLog implements TurnEventLog {
    * `maxEventsPerTurn` of the turn's newest.
    */
   #scan(key: TurnLogKey, after: string | undefined): Found {
-    const size = this.#events.length;
+    const size = this.#size;
     const found: Found = { events: [], from: undefined, lost: false, oldest: undefined };
     let seen = 0;
     for (let index = this.#appended - 1; index >= this.#oldest; index--) {
@@ -188,7 +198,7 @@ export class InMemoryTurnEventLog implements TurnEventLog {
 
   /** Clears the oldest events while they are past their retention (slots are written in time order). */
   #expire(now: number): void {
-    const size = this.#events.length;
+    const size = this.#size;
     while (this.#oldest < this.#appended) {
       const slot = this.#oldest % size;
       if ((this.#times[slot] as number) + this.#retentionMs > now) return;

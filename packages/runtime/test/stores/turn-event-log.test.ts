@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { ConfigurationError } from '@switchboard/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TurnEvent } from '../../src/engine/events.js';
 import { RedisTurnEventLog } from '../../src/redis.js';
@@ -454,6 +455,30 @@ describe('the in-memory turn event log', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('takes memory as events come, not for its whole ring up front, and refuses a size that is not a count', async () => {
+    const collect = fullCollection();
+    collect();
+    const before = process.memoryUsage().heapUsed;
+    // Twenty logs of a million slots each: allocated up front, their slots alone would be 160 MB of heap.
+    const logs = Array.from({ length: 20 }, () => new InMemoryTurnEventLog({ maxEvents: 1_000_000 }));
+    collect();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(10_000_000);
+    expect(logs).toHaveLength(20);
+    for (const maxEvents of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => new InMemoryTurnEventLog({ maxEvents })).toThrow(ConfigurationError);
+    }
+    expect(() => new InMemoryTurnEventLog({ retentionMs: 0 })).toThrow(/retentionMs must be above 0/);
+    expect(() => new InMemoryTurnEventLog({ maxEventsPerTurn: Number.NaN })).toThrow(ConfigurationError);
+    // No bound per turn or in time is a choice, not a mistake.
+    expect(
+      () =>
+        new InMemoryTurnEventLog({
+          maxEventsPerTurn: Number.POSITIVE_INFINITY,
+          retentionMs: Number.POSITIVE_INFINITY,
+        }),
+    ).not.toThrow();
   });
 
   it("lets go of a dropped turn's events at once, not when its queue next compacts", async () => {
