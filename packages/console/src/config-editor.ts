@@ -142,6 +142,8 @@ export class ConfigEditor {
   async #write(change: () => Promise<ConfigEntry>): Promise<void> {
     try {
       const saved = await change();
+      // Taken: the refusal shown for an earlier try goes at once, not once the list has been read again.
+      this.#showErrors([]);
       await this.load();
       await this.#open(saved.type, saved.name);
     } catch (error) {
