@@ -140,7 +140,7 @@ export function buildOpenApiDocument({
         get: {
           summary: 'Rejoin a turn’s stream: its events as Server-Sent Events, live until its next turn-end',
           description:
-            'From the start, or after the event named by `Last-Event-ID` (or `after`): the `id:` of the last event received. From any replica when the app’s event log is shared (Redis); a finished turn’s events replay within the retention (default: 10,000 events per turn, one hour after its last). 400 for an id that is not an event id, 404 `event_not_found` for one the turn does not have, 410 when its events are no longer kept.',
+            'From the start, or after the event named by `Last-Event-ID` (or `after`): the `id:` of the last event received. From any replica when the app’s event log is shared (Redis); a finished turn’s events replay within the retention (by default, on Redis, about 10,000 events per turn, kept an hour after its last; in memory, the process’s last 10,000 events, each kept an hour). 400 for an id that is not an event id, 404 `event_not_found` for one the turn does not have, 410 when its events are no longer kept.',
           parameters: [
             sessionParameter,
             pathId('turnId', 'The turn whose events to stream'),
