@@ -7,6 +7,10 @@
 //   sse      the same with `stream: true` (the streamed route)
 // Medians over sequential turns after a warm-up; run in a child by bench/streaming-relay.ts, which prints
 // them. Run alone, it prints them as JSON.
+// `idle` repeats `direct` and `sse` each after 50 ms with nothing to do, as a relay is between turns while
+// the stream-relay bench times its first deltas (it waits for the model's 50 ms first token). On this
+// machine everything then costs about three times as much, the openai client's own call as well: a thread
+// that blocked 50 ms (Atomics.wait, no JavaScript at all) finds its caches cold, while 5 ms costs little.
 import diagnostics from 'node:diagnostics_channel';
 import { createScriptedModelServer } from '@switchboard/runtime/testing';
 import OpenAI from 'openai';
@@ -14,9 +18,14 @@ import { median } from './load.js';
 import { streamApp } from './servers/stream-app.js';
 
 /** Median ms from a request's start to the model's request, each way (see the file's comment). */
-export type FirstHop = Record<'direct' | 'chat' | 'json' | 'sse', number>;
+export type FirstHop = Record<'direct' | 'chat' | 'json' | 'sse', number> & {
+  /** The same after 50 ms idle (see the file's comment). */
+  idle: Record<'direct' | 'sse', number>;
+};
 
-async function measure(turns: number): Promise<FirstHop> {
+const IDLE_MS = 50;
+
+async function measure(turns: number, idleTurns: number): Promise<FirstHop> {
   const model = await createScriptedModelServer({ fallback: 'a reply of a few words' });
   const { app, orchestrator } = streamApp('bench-first-hop', model.url);
   app.mount(orchestrator);
@@ -58,6 +67,7 @@ async function measure(turns: number): Promise<FirstHop> {
     keyof FirstHop,
     number[]
   >;
+  const idle = { direct: [] as number[], sse: [] as number[] };
   try {
     for (let index = 0; index < 2 * turns; index++) {
       for (const name of names) {
@@ -66,14 +76,26 @@ async function measure(turns: number): Promise<FirstHop> {
         if (index >= turns) times[name].push(ms);
       }
     }
+    for (let index = 0; index < idleTurns; index++) {
+      for (const name of ['direct', 'sse'] as const) {
+        await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+        idle[name].push(await timed(ways[name]));
+      }
+    }
   } finally {
     diagnostics.unsubscribe('undici:request:create', onCreate);
     await app.close();
     await model.close();
   }
-  return Object.fromEntries(names.map((name) => [name, median(times[name])])) as FirstHop;
+  return {
+    ...(Object.fromEntries(names.map((name) => [name, median(times[name])])) as Omit<FirstHop, 'idle'>),
+    idle: { direct: median(idle.direct), sse: median(idle.sse) },
+  };
 }
 
-const result = await measure(Number(process.env.BENCH_FIRST_HOP_TURNS ?? 500));
+const result = await measure(
+  Number(process.env.BENCH_FIRST_HOP_TURNS ?? 500),
+  Number(process.env.BENCH_FIRST_HOP_IDLE_TURNS ?? 60),
+);
 if (process.send) process.send({ result });
 else console.log(JSON.stringify(result));

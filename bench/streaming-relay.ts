@@ -309,5 +309,8 @@ function printStreamRelay(
   console.log(
     `info  in one process (bench/first-hop.ts), request → model asked: the openai client alone ${fmt(firstHop.direct, 3)} ms, app.chat ${fmt(firstHop.chat, 3)}, POST /v1/chat ${fmt(firstHop.json, 3)}, streamed ${fmt(firstHop.sse, 3)} ms (medians): Switchboard's own part of a first delta is ${fmt(firstHop.sse - firstHop.direct, 3)} ms`,
   );
+  console.log(
+    `info  the same after 50 ms idle, as a relay is while the model thinks: the openai client alone ${fmt(firstHop.idle.direct, 3)} ms, streamed ${fmt(firstHop.idle.sse, 3)} ms: Switchboard's own part ${fmt(firstHop.idle.sse - firstHop.idle.direct, 3)} ms (a machine whose caches went cold in the wait)`,
+  );
   return met;
 }
