@@ -17,8 +17,10 @@ import OpenAI from 'openai';
 import { median } from './load.js';
 import { streamApp } from './servers/stream-app.js';
 
+type Way = 'direct' | 'chat' | 'json' | 'sse';
+
 /** Median ms from a request's start to the model's request, each way (see the file's comment). */
-export type FirstHop = Record<'direct' | 'chat' | 'json' | 'sse', number> & {
+export type FirstHop = Record<Way, number> & {
   /** The same after 50 ms idle (see the file's comment). */
   idle: Record<'direct' | 'sse', number>;
 };
@@ -49,7 +51,7 @@ async function measure(turns: number, idleTurns: number): Promise<FirstHop> {
         body: JSON.stringify({ message: 'write something', stream }),
       })
     ).text();
-  const ways: Record<keyof FirstHop, () => Promise<unknown>> = {
+  const ways: Record<Way, () => Promise<unknown>> = {
     direct: async () => {
       const stream = await client.chat.completions.create({
         model: 'bench-model',
@@ -62,11 +64,8 @@ async function measure(turns: number, idleTurns: number): Promise<FirstHop> {
     json: route(false),
     sse: route(true),
   };
-  const names = Object.keys(ways) as Array<keyof FirstHop>;
-  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
-    keyof FirstHop,
-    number[]
-  >;
+  const names = Object.keys(ways) as Array<Way>;
+  const times = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<Way, number[]>;
   const idle = { direct: [] as number[], sse: [] as number[] };
   try {
     for (let index = 0; index < 2 * turns; index++) {
