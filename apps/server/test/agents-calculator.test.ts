@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { calculate } from '../src/agents/calculator/calculate.js';
+import { slowdownOnHostileInput } from './support/slowdown.js';
 
 /** What the user reads: `expression = result`. */
 function answer(message: string): string {
@@ -182,15 +183,9 @@ describe('calculator: abuse', () => {
       `${'percent '.repeat(120)}`,
       `max(${'1,'.repeat(400)}1)`,
     ];
-    const started = performance.now();
-    for (const input of inputs) {
-      try {
-        calculate(input);
-      } catch {
-        // Failing is fine; hanging is not.
-      }
-    }
-    expect(performance.now() - started).toBeLessThan(200);
+    // It may take longer than an ordinary question of the same length (it is refused after more work), but
+    // not the orders of magnitude of catastrophic backtracking.
+    expect(slowdownOnHostileInput(calculate, inputs, 'what is 2 + 3 * 4?')).toBeLessThan(1_000);
   });
 
   it('never evaluates code', () => {

@@ -42,7 +42,6 @@ describe('default agent timeout', () => {
   });
 
   it('cuts off an agent that never settles after 60 s when no agentTimeoutMs is set', async () => {
-    const realStart = vi.getRealSystemTime();
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
     });
@@ -92,8 +91,5 @@ describe('default agent timeout', () => {
       'tool',
       'assistant',
     ]);
-
-    // Fake time: a minute of agent timeout in a fraction of real time.
-    expect(vi.getRealSystemTime() - realStart).toBeLessThan(5_000);
   });
 });

@@ -101,13 +101,12 @@ describe('failures inside a turn', () => {
       const server = await built.app.start(built.orchestrator, { port: 0 });
       const send = (message: string) => fetch(`${server.url}/v1/chat`, postJson({ message }));
 
-      const startedAt = performance.now();
       const response = await send('stuck: are you there?');
-      const elapsed = performance.now() - startedAt;
       expect(response.status).toBe(200);
       const result = (await response.json()) as TurnResult;
+      // Prompt: the 80 ms timeout ended the hang (in the second case the app's 60 s one would have, past the
+      // test's own timeout, and said so).
       expect(result.reply).toMatch(/Sorry, the stuck agent failed: .*timed out after 80 ms/);
-      expect(elapsed).toBeLessThan(1000);
       expect(lastToolMessageSeen(built.orchestrator)).toMatchObject({
         status: 'error',
         metadata: { errorCode: 'agent_timeout' },

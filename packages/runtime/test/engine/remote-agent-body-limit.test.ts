@@ -57,13 +57,11 @@ describe('remoteAgent response size', () => {
       logger: () => {},
     }).mount(Relay);
 
-    const startedAt = performance.now();
     const result = await app.chat({ message: 'hi' });
+    // Cut off at the cap, before the agent's 5 s timeout: that would have failed the call as timed out.
     expect(result.reply).toMatch(
       /^error: Agent 'flood' failed: http:\/\/127\.0\.0\.1:\d+\/v1\/chat answered with more than 65536 bytes \(maxResponseBytes\)$/,
     );
-    // Cut off at the cap, not at the agent's timeout.
-    expect(performance.now() - startedAt).toBeLessThan(4_000);
     // The connection was closed, so the remote stops sending.
     const sent = await endless.hungUp;
     expect(sent).toBeLessThan(4 * 1024 * 1024);

@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createRedisStores, RedisMemoryStore, RedisSessionStore } from '../../src/redis.js';
 import { RedisConnection } from '../../src/stores/redis/redis-connection.js';
 import { REDIS_URL, useRedis } from '../support/redis.js';
+import { settlesBefore } from '../support/settles-before.js';
+import { startStalledStore } from '../support/stalled-store.js';
 import { startSilentServer, startTcpProxy } from '../support/tcp-proxy.js';
 import { userMessage } from './session-store.contract.js';
 
@@ -19,37 +21,40 @@ async function closedPort(): Promise<number> {
   return address.port;
 }
 
-/** Runs `call`, expecting StoreUnavailableError; resolves with how long the rejection took. */
-async function timeUnavailable(call: () => Promise<unknown>, port: number): Promise<number> {
-  const startedAt = Date.now();
-  const error = await call().then(
+/** Expects `call` to reject with StoreUnavailableError naming the Redis at `port`. */
+async function expectUnavailable(call: Promise<unknown>, port: number): Promise<void> {
+  const error = await call.then(
     () => new Error('expected the call to fail'),
     (caught: unknown) => caught,
   );
   expect(StoreUnavailableError.isInstance(error), String(error)).toBe(true);
   expect((error as Error).message).toContain(`Redis at 127.0.0.1:${port} is unavailable`);
-  return Date.now() - startedAt;
 }
 
 describe('Redis stores during an outage', () => {
   it('fail promptly with StoreUnavailableError when nothing listens', async () => {
     const port = await closedPort();
-    const options = { keyPrefix: redis.prefix(), commandTimeoutMs: 500 };
+    const options = { keyPrefix: redis.prefix(), commandTimeoutMs: 5_000 };
     const sessions = new RedisSessionStore({ host: '127.0.0.1', port }, options);
     const memory = new RedisMemoryStore({ host: '127.0.0.1', port }, options);
+    // Promptly, not by waiting out its command timeout: each call fails before a call with a tenth of that
+    // timeout, to a Redis that never answers, gives up.
+    const stalled = await startStalledStore({ commandTimeoutMs: 500 });
+    const promptly = (call: Promise<unknown>) =>
+      expectUnavailable(
+        settlesBefore(call, stalled.commandTimeouts(1), 'a call waiting out a 500 ms command timeout'),
+        port,
+      );
     try {
       const lease = { ttlMs: 1_000, waitMs: 5_000 };
-      const durations = [
-        await timeUnavailable(() => sessions.append('s1', [userMessage('hi')]), port),
-        await timeUnavailable(() => sessions.read('s1'), port),
-        await timeUnavailable(() => sessions.acquireLease('s1', lease), port),
-        await timeUnavailable(() => sessions.ping(), port),
-        await timeUnavailable(() => memory.update('app', 'n', (n: number) => n + 1, 0), port),
-        await timeUnavailable(() => memory.ping(), port),
-      ];
-      for (const duration of durations) expect(duration).toBeLessThan(1_500);
+      await promptly(sessions.append('s1', [userMessage('hi')]));
+      await promptly(sessions.read('s1'));
+      await promptly(sessions.acquireLease('s1', lease));
+      await promptly(sessions.ping());
+      await promptly(memory.update('app', 'n', (n: number) => n + 1, 0));
+      await promptly(memory.ping());
     } finally {
-      await Promise.all([sessions.close(), memory.close()]);
+      await Promise.all([sessions.close(), memory.close(), stalled.close()]);
     }
   });
 
@@ -59,19 +64,27 @@ describe('Redis stores during an outage', () => {
       { host: '127.0.0.1', port: silent.port },
       { commandTimeoutMs: 300 },
     );
+    // Within the command timeout: before a twin store with the same timeout has waited it out twice in a row.
+    const stalled = await startStalledStore({ commandTimeoutMs: 300 });
+    const withinTimeout = (call: Promise<unknown>) =>
+      expectUnavailable(
+        settlesBefore(call, stalled.commandTimeouts(2), 'two 300 ms command timeouts in a row'),
+        silent.port,
+      );
     try {
-      const durations = await Promise.all([
-        timeUnavailable(() => sessions.read('s1', { limit: 10 }), silent.port),
-        timeUnavailable(() => sessions.ping(), silent.port),
+      const startedAt = Date.now();
+      const failedAfter = (call: Promise<unknown>) => withinTimeout(call).then(() => Date.now() - startedAt);
+      const waited = await Promise.all([
+        failedAfter(sessions.read('s1', { limit: 10 })),
+        failedAfter(sessions.ping()),
       ]);
-      for (const duration of durations) {
-        expect(duration).toBeGreaterThanOrEqual(250);
-        expect(duration).toBeLessThan(1_500);
-      }
-      expect(await timeUnavailable(() => sessions.exists('s1'), silent.port)).toBeLessThan(1_500);
+      // And not before the timeout: nothing answered them.
+      for (const ms of waited) expect(ms).toBeGreaterThanOrEqual(250);
+      await withinTimeout(sessions.exists('s1'));
     } finally {
       await sessions.close();
       await silent.close();
+      await stalled.close();
     }
   });
 
@@ -107,16 +120,28 @@ describe('Redis stores during an outage', () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: 6379 });
     const { sessionStore, memoryStore } = createRedisStores(
       { host: '127.0.0.1', port: proxy.port },
-      { keyPrefix: redis.prefix(), commandTimeoutMs: 500 },
+      { keyPrefix: redis.prefix(), commandTimeoutMs: 5_000 },
     );
     try {
       await sessionStore.append('s1', [userMessage('before')]);
       await memoryStore.set('app', 'k', 'kept');
 
       await proxy.stop();
-      for (let attempt = 0; attempt < 5; attempt += 1) {
-        expect(await timeUnavailable(() => sessionStore.read('s1'), proxy.port)).toBeLessThan(1_000);
-        expect(await timeUnavailable(() => memoryStore.get('app', 'k'), proxy.port)).toBeLessThan(1_000);
+      // Each call fails at once, not by waiting out its command timeout: before a call with a tenth of that
+      // timeout, to a Redis that never answers, gives up.
+      const stalled = await startStalledStore({ commandTimeoutMs: 500 });
+      const promptly = (call: Promise<unknown>) =>
+        expectUnavailable(
+          settlesBefore(call, stalled.commandTimeouts(1), 'a call waiting out a 500 ms command timeout'),
+          proxy.port,
+        );
+      try {
+        for (let attempt = 0; attempt < 5; attempt += 1) {
+          await promptly(sessionStore.read('s1'));
+          await promptly(memoryStore.get('app', 'k'));
+        }
+      } finally {
+        await stalled.close();
       }
 
       await proxy.start();

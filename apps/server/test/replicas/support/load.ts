@@ -14,11 +14,20 @@ export interface Sample extends Partial<ChatOutcome> {
   endedAt: number;
   /** Set when the request failed at the transport level (reset, or no answer within 10 s). */
   failure?: string;
+  /** Whether it was answered before its sentinel settled; unset when it was not raced (see {@link Load.raceFrom}). */
+  answeredFirst?: boolean;
 }
 
 /** A steady stream of chat requests, see {@link startLoad}. */
 export interface Load {
   readonly samples: Sample[];
+  /**
+   * Races the requests in flight and those sent from now on, each against a
+   * sentinel of its own that `sentinel()` starts now (for those in flight) or
+   * as the request is sent, until called again; `undefined` stops racing the
+   * requests sent later. Each raced sample says whether it was answered first.
+   */
+  raceFrom(sentinel: (() => Promise<unknown>) | undefined): void;
   /** Stops sending and waits for the requests in flight. */
   stop(): Promise<void>;
 }
@@ -31,10 +40,24 @@ export interface Load {
 export function startLoad(targets: readonly Replica[], { workersPerReplica = 2 } = {}): Load {
   const samples: Sample[] = [];
   let running = true;
+  let sentinel: (() => Promise<unknown>) | undefined;
+  /** The requests in flight, each as the function that races it against a sentinel. */
+  const inFlight = new Set<(start: () => Promise<unknown>) => void>();
   const run = async (replica: number, worker: number) => {
     const sessionId = `load-${randomBytes(4).toString('hex')}-${worker}`;
     for (let index = 0; running; index += 1) {
       const startedAt = performance.now();
+      let sentinelSettled: boolean | undefined;
+      const race = (start: () => Promise<unknown>) => {
+        if (sentinelSettled !== undefined) return;
+        sentinelSettled = false;
+        const settled = () => {
+          sentinelSettled = true;
+        };
+        start().then(settled, settled);
+      };
+      if (sentinel) race(sentinel);
+      inFlight.add(race);
       const sample: Sample = await chat(
         targets[replica]!.url,
         { message: `echo ${worker}.${index}`, sessionId },
@@ -50,6 +73,8 @@ export function startLoad(targets: readonly Replica[], { workersPerReplica = 2 }
           failure: String(error),
         }),
       );
+      inFlight.delete(race);
+      if (sentinelSettled !== undefined) sample.answeredFirst = !sentinelSettled;
       samples.push(sample);
       if (sample.status !== 200) await delay(50);
     }
@@ -59,6 +84,10 @@ export function startLoad(targets: readonly Replica[], { workersPerReplica = 2 }
   );
   return {
     samples,
+    raceFrom(next) {
+      sentinel = next;
+      if (next) for (const race of inFlight) race(next);
+    },
     async stop() {
       running = false;
       await Promise.all(workers);
