@@ -182,14 +182,44 @@ export class App {
    */
   chat(input: ChatInput & { background: true }): Promise<QueuedTurnReceipt>;
   chat(input: ChatInput & { background?: false }): Promise<TurnResult>;
-  async chat({
+  chat(input: ChatInput): Promise<TurnResult | QueuedTurnReceipt> {
+    // `then`, not an async function: on Node 20 each promise runs the `AsyncLocalStorage` hook, and an
+    // `await` would make one more for every turn.
+    let turn: TurnResult | Promise<TurnResult> | Promise<QueuedTurnReceipt>;
+    try {
+      turn = this.#startChat(input);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Only a turn that had to wait is in flight (a synchronous one is over now); `close()` waits for it.
+    if (!isPromiseLike(turn)) return Promise.resolve(turn);
+    if (input.background) return turn;
+    this.#chatTurns += 1;
+    const ended = () => {
+      this.#chatTurns -= 1;
+      if (this.#chatTurns === 0) this.#chatTurnsEnded?.();
+    };
+    return turn.then(
+      (result) => {
+        ended();
+        return result;
+      },
+      (error: unknown) => {
+        ended();
+        throw error;
+      },
+    );
+  }
+
+  /** {@link App.chat} up to the turn: checks the input, then queues it (background) or runs it. */
+  #startChat({
     sessionId,
     message,
     idempotencyKey,
     background,
     callbackUrl,
     ...rest
-  }: ChatInput): Promise<TurnResult | QueuedTurnReceipt> {
+  }: ChatInput): TurnResult | Promise<TurnResult> | Promise<QueuedTurnReceipt> {
     if (typeof message !== 'string' || message.length === 0)
       throw new ValidationError({ message: 'message must be a non-empty string' });
     const id =
@@ -198,16 +228,7 @@ export class App {
     if (background) return this.#queue(request, callbackUrl);
     if (callbackUrl !== undefined)
       throw new ValidationError({ message: 'callbackUrl is for background turns (background: true)' });
-    const turn = this.#mounted().run(request);
-    // Only a turn that had to wait is in flight (a synchronous one is over now); `close()` waits for it.
-    if (!isPromiseLike(turn)) return turn;
-    this.#chatTurns += 1;
-    try {
-      return await turn;
-    } finally {
-      this.#chatTurns -= 1;
-      if (this.#chatTurns === 0) this.#chatTurnsEnded?.();
-    }
+    return this.#mounted().run(request);
   }
 
   /** The app's schedules (undefined with `background: false`): messages run as background turns on a timer. */

@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { defineAgent } from '@switchboard/runtime';
 import { describe, expect, it } from 'vitest';
 import { InMemorySessionStore } from '../../src/stores/in-memory-session-store.js';
@@ -62,6 +63,39 @@ describe('a turn of synchronous steps', () => {
       'tool',
       'assistant',
     ]);
+    await app.close();
+  });
+
+  it('makes few promises where its agent answers asynchronously: on Node 20 each runs the AsyncLocalStorage hook', async () => {
+    const agent = defineAgent({
+      name: 'later',
+      description: 'Answers with a promise',
+      run: (message) => Promise.resolve(`later: ${message}`),
+    });
+    const { app } = createApp({ agents: [agent], handler: relay({ defaultAgent: 'later' }) });
+    await app.chat({ message: 'warm', sessionId: 'warm' });
+    const turns = 20;
+    let promises = 0;
+    const counter = createHook({
+      init(_id, type) {
+        if (type === 'PROMISE') promises += 1;
+      },
+    });
+    counter.enable();
+    const replies = await Promise.all(
+      Array.from({ length: turns }, (_, index) =>
+        app.chat({ message: `hi ${index}`, sessionId: `s${index}` }),
+      ),
+    );
+    counter.disable();
+    expect(replies.map((result) => result.reply)).toEqual(
+      Array.from({ length: turns }, (_, index) => `later: hi ${index}`),
+    );
+    // Less Promise.all's own: one a turn, one for itself and one for the await.
+    const perTurn = (promises - 2) / turns - 1;
+    // The agent's reply; the race against the call's abort (two); settling the reply; finishing the call;
+    // the steps' driver (itself and its await); app.chat's. Eleven when the last three were async functions.
+    expect(perTurn).toBeLessThanOrEqual(8);
     await app.close();
   });
 });
