@@ -5,7 +5,7 @@ import { createRedisStores, RedisMemoryStore, RedisSessionStore } from '../../sr
 import { RedisConnection } from '../../src/stores/redis/redis-connection.js';
 import { REDIS_URL, useRedis } from '../support/redis.js';
 import { settlesBefore } from '../support/settles-before.js';
-import { startStalledStore } from '../support/stalled-store.js';
+import { type StalledStore, startStalledStore } from '../support/stalled-store.js';
 import { startSilentServer, startTcpProxy } from '../support/tcp-proxy.js';
 import { userMessage } from './session-store.contract.js';
 
@@ -31,6 +31,15 @@ async function expectUnavailable(call: Promise<unknown>, port: number): Promise<
   expect((error as Error).message).toContain(`Redis at 127.0.0.1:${port} is unavailable`);
 }
 
+/**
+ * Expects each call to fail as {@link expectUnavailable} says, and to do so before `stalled` has waited out
+ * `timeouts` of its command timeouts in a row (started with the call): `what` names that in a failure.
+ */
+function unavailableBefore(stalled: StalledStore, timeouts: number, what: string, port: number) {
+  return (call: Promise<unknown>) =>
+    expectUnavailable(settlesBefore(call, stalled.commandTimeouts(timeouts), what), port);
+}
+
 describe('Redis stores during an outage', () => {
   it('fail promptly with StoreUnavailableError when nothing listens', async () => {
     const port = await closedPort();
@@ -40,11 +49,7 @@ describe('Redis stores during an outage', () => {
     // Promptly, not by waiting out its command timeout: each call fails before a call with a tenth of that
     // timeout, to a Redis that never answers, gives up.
     const stalled = await startStalledStore({ commandTimeoutMs: 500 });
-    const promptly = (call: Promise<unknown>) =>
-      expectUnavailable(
-        settlesBefore(call, stalled.commandTimeouts(1), 'a call waiting out a 500 ms command timeout'),
-        port,
-      );
+    const promptly = unavailableBefore(stalled, 1, 'a call waiting out a 500 ms command timeout', port);
     try {
       const lease = { ttlMs: 1_000, waitMs: 5_000 };
       await promptly(sessions.append('s1', [userMessage('hi')]));
@@ -66,11 +71,7 @@ describe('Redis stores during an outage', () => {
     );
     // Within the command timeout: before a twin store with the same timeout has waited it out twice in a row.
     const stalled = await startStalledStore({ commandTimeoutMs: 300 });
-    const withinTimeout = (call: Promise<unknown>) =>
-      expectUnavailable(
-        settlesBefore(call, stalled.commandTimeouts(2), 'two 300 ms command timeouts in a row'),
-        silent.port,
-      );
+    const withinTimeout = unavailableBefore(stalled, 2, 'two 300 ms command timeouts in a row', silent.port);
     try {
       const startedAt = Date.now();
       const failedAfter = (call: Promise<unknown>) => withinTimeout(call).then(() => Date.now() - startedAt);
@@ -130,11 +131,12 @@ describe('Redis stores during an outage', () => {
       // Each call fails at once, not by waiting out its command timeout: before a call with a tenth of that
       // timeout, to a Redis that never answers, gives up.
       const stalled = await startStalledStore({ commandTimeoutMs: 500 });
-      const promptly = (call: Promise<unknown>) =>
-        expectUnavailable(
-          settlesBefore(call, stalled.commandTimeouts(1), 'a call waiting out a 500 ms command timeout'),
-          proxy.port,
-        );
+      const promptly = unavailableBefore(
+        stalled,
+        1,
+        'a call waiting out a 500 ms command timeout',
+        proxy.port,
+      );
       try {
         for (let attempt = 0; attempt < 5; attempt += 1) {
           await promptly(sessionStore.read('s1'));
